@@ -1,0 +1,2 @@
+"""RACES: typed bricks composed into chains, turned into problems by operators."""
+COMPOSE: dict[str, str] = {}

@@ -1,0 +1,192 @@
+"""Generate datasets of records (JSONL shards) from the registered envs.
+
+    python generate.py --config configs/generate/puzzles.yaml [key=value ...]
+
+mode=envs: each split is a list of (env, params, difficulty, count) entries. Splits are written in
+the order given (put `test` first: later splits skip any problem an earlier one holds, so train
+never contains a test puzzle). Output: <out>/<split>-00000.jsonl ..., manifest.json, config.yaml,
+run_info.json. Re-running the same command skips finished shards; a killed run resumes to
+byte-identical files, because every record's seed is derived from (seed, split, entry, index).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Dict, List
+
+from utils.config import field, load
+
+MODES = ("envs",)
+
+
+@dataclass
+class Entry:
+    env: str = field("bridges", help="registered env name (see envs.names())")
+    count: int = field(10, help="records to write for this entry")
+    difficulty: int = field(0, help="integer difficulty passed to env.generate")
+    params: dict = field({}, help="constructor params of the env, e.g. {width: 7, height: 7, level: hard}")
+
+
+@dataclass
+class GenerateConfig:
+    mode: str = field("envs", help="what to generate", choices=MODES)
+    out: str = field("runs/data/demo", help="output directory")
+    seed: int = field(0, help="base seed; every record's seed is derived from it")
+    workers: int = field(1, help="processes generating in parallel (output does not depend on it)")
+    shard_size: int = field(1000, help="records per JSONL shard")
+    max_attempts: int = field(50, help="re-draws allowed per record when it duplicates an earlier one")
+    splits: Dict[str, List[Entry]] = field({}, help="split name -> list of entries {env, count, difficulty, "
+                                                    "params}; written in order, later splits never repeat an earlier problem")
+
+    def validate(self):
+        if self.workers < 1:
+            yield "workers", "must be >= 1"
+        if self.shard_size < 1:
+            yield "shard_size", "must be >= 1"
+        if self.mode == "envs" and not self.splits:
+            yield "splits", "no splits given"
+        import envs
+
+        for split, entries in self.splits.items():
+            for i, e in enumerate(entries):
+                if e.env not in envs.REGISTRY and not e.env.startswith(envs.RG_PREFIX):
+                    yield f"splits.{split}.{i}.env", f"unknown env {e.env!r}"
+                if e.count < 0:
+                    yield f"splits.{split}.{i}.count", "must be >= 0"
+
+
+# ------------------------------------------------------------------ mode: envs
+
+_ENVS: dict[str, Any] = {}  # per-process cache of constructed envs, keyed by (name, params)
+
+
+def _env(name: str, params: dict):
+    import envs
+
+    key = json.dumps([name, params], sort_keys=True)
+    if key not in _ENVS:
+        _ENVS[key] = envs.make(name, **params)
+    return _ENVS[key]
+
+
+def _make_record(job: tuple[str, dict, int, int]) -> dict:
+    name, params, seed, difficulty = job
+    try:
+        return _env(name, params).generate(seed=seed, difficulty=difficulty)
+    except Exception as e:  # re-raised with the job named, so a failure is reproducible
+        raise RuntimeError(f"env {name} params {params} seed {seed} difficulty {difficulty}: "
+                           f"{type(e).__name__}: {e}") from e
+
+
+def dedupe_key(rec: dict) -> str:
+    return rec["meta"].get("game_id") or rec["prompt"]
+
+
+def generate_envs(cfg: GenerateConfig) -> dict:
+    from multiprocessing import get_context
+
+    from tqdm import tqdm
+
+    from utils.records import derive_seed, read_jsonl, shard_path, write_jsonl
+
+    out = Path(cfg.out)
+    splits = cfg.splits
+    fingerprint = hashlib.sha256(json.dumps(
+        [cfg.seed, cfg.shard_size, cfg.max_attempts, {s: [asdict(e) for e in es] for s, es in splits.items()}],
+        sort_keys=True).encode()).hexdigest()[:16]
+    fp_file = out / "fingerprint"
+    if fp_file.exists() and fp_file.read_text().strip() != fingerprint:
+        sys.exit(f"generate.py: {out} holds a dataset made with other settings; choose another out= or delete it")
+    from utils.records import atomic_write_text
+
+    atomic_write_text(fp_file, fingerprint + "\n")
+
+    def seed_of(split, e_idx, i, attempt):
+        return derive_seed(cfg.seed, split, e_idx, i, attempt)
+
+    seen: set[str] = set()
+    summary: dict[str, dict[str, int]] = {}
+    made = 0
+    t0 = time.time()
+    pool = get_context("fork").Pool(cfg.workers) if cfg.workers > 1 else None
+    try:
+        for split, entries in splits.items():
+            jobs = [(e_idx, i) for e_idx, e in enumerate(entries) for i in range(e.count)]
+            n_shards = (len(jobs) + cfg.shard_size - 1) // cfg.shard_size
+            counts = summary.setdefault(split, {})
+            bar = tqdm(total=len(jobs), desc=f"{split}", unit="rec", file=sys.stderr, disable=None)
+            for k in range(n_shards):
+                path = shard_path(out, split, k)
+                chunk = jobs[k * cfg.shard_size:(k + 1) * cfg.shard_size]
+                if path.exists():  # finished earlier: its records still count for dedupe
+                    records = list(read_jsonl(path))
+                else:
+                    def job(e_idx, i, attempt):
+                        e = entries[e_idx]
+                        return e.env, e.params, seed_of(split, e_idx, i, attempt), e.difficulty
+
+                    first = [job(e_idx, i, 0) for e_idx, i in chunk]
+                    drawn = pool.imap(_make_record, first, chunksize=4) if pool else map(_make_record, first)
+                    records = []
+                    for (e_idx, i), rec in zip(chunk, drawn):
+                        attempt = 0
+                        while dedupe_key(rec) in seen:  # rare; redraw in order so output is deterministic
+                            attempt += 1
+                            if attempt >= cfg.max_attempts:
+                                sys.exit(f"generate.py: split {split} entry {e_idx} ({entries[e_idx].env}): "
+                                         f"no new problem after {attempt} draws; the space is too small for count")
+                            rec = _make_record(job(e_idx, i, attempt))
+                        seen.add(dedupe_key(rec))
+                        records.append(rec)
+                        bar.update(1)
+                    write_jsonl(path, records)
+                    made += len(records)
+                    continue
+                seen.update(dedupe_key(r) for r in records)
+                bar.update(len(records))
+            bar.close()
+            for e in entries:
+                counts[_label(e)] = counts.get(_label(e), 0) + e.count
+    finally:
+        if pool:
+            pool.close()
+            pool.join()
+    seconds = time.time() - t0
+    return {"out": str(out), "splits": summary, "records_generated_now": made, "seconds": round(seconds, 3),
+            "records_per_s": round(made / seconds, 2) if seconds > 0 else None}
+
+
+def _label(e: Entry) -> str:
+    p = e.params
+    size = f" {p['width']}x{p['height']}" if "width" in p and "height" in p else ""
+    level = f" {p['level']}" if p.get("level") else ""
+    return f"{e.env}{size}{level} d={e.difficulty}"
+
+
+def print_summary(s: dict) -> None:
+    print(f"wrote {s['out']}/")
+    for split, counts in s["splits"].items():
+        print(f"  {split}: {sum(counts.values())} records")
+        for label, n in counts.items():
+            print(f"    {n:6d}  {label}")
+    rate = f", {s['records_per_s']} records/s" if s["records_generated_now"] else " (all shards already present)"
+    print(f"generated {s['records_generated_now']} records in {s['seconds']} s{rate}")
+
+
+def main(argv: list[str]) -> None:
+    cfg = load(GenerateConfig, argv, prog="generate.py")
+    from utils.config import save_run_info
+    from utils.records import atomic_write_text
+
+    save_run_info(cfg, cfg.out, seed=cfg.seed)
+    summary = generate_envs(cfg)
+    atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps(summary, indent=2) + "\n")
+    print_summary(summary)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,244 @@
+"""Typed configs for the entry scripts: dataclass schema + YAML files + key=value overrides.
+
+    cfg = load(GenerateConfig, sys.argv[1:], prog="generate.py")
+
+- `--config FILE.yaml` (optional) is merged over the schema defaults; a file may name
+  `base: other.yaml` (relative to itself), merged first.
+- `key=value` arguments are merged last (OmegaConf dotlist syntax, e.g. `rl.eps_low=0.1`,
+  `inputs=[a.jsonl,b.jsonl]`).
+- `--help` prints every field with its type, default and help text.
+
+Any unknown key, wrong type, bad choice, missing file or malformed override prints ONE line
+on stderr naming the key and the file it came from, and exits with code 2. This module
+imports nothing heavy, so entry scripts can load their config before importing torch.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+CLI = "command line"
+
+
+class ConfigError(Exception):
+    """A config problem, always reported as one line naming the key and the file."""
+
+    def __init__(self, key: str, source: str, msg: str):
+        super().__init__(f"config error: {key or '<root>'} ({source}): {msg}")
+        self.key, self.source, self.msg = key, source, msg
+
+
+def field(default: Any = dataclasses.MISSING, help: str = "", choices: tuple | None = None, **kw):
+    """A schema field with a help string (and optional allowed values).
+
+    Mutable defaults (list, dict, dataclass instances) are wrapped in a default_factory."""
+    meta = {"help": help}
+    if choices is not None:
+        meta["choices"] = tuple(choices)
+    if isinstance(default, (list, dict)) or dataclasses.is_dataclass(default):
+        value = default
+        return dataclasses.field(default_factory=lambda: _copy(value), metadata=meta, **kw)
+    return dataclasses.field(default=default, metadata=meta, **kw)
+
+
+def _copy(value):
+    import copy
+
+    return copy.deepcopy(value)
+
+
+# ---------------------------------------------------------------- loading
+
+
+def _read_yaml(path: Path, chain: tuple[Path, ...] = ()) -> list[tuple[str, dict]]:
+    """The layers of one YAML file: its bases first (recursively), then itself."""
+    if not path.is_file():
+        raise ConfigError("--config", str(path), "file not found")
+    if path.resolve() in chain:
+        raise ConfigError("base", str(path), "circular base: " + " -> ".join(map(str, chain)))
+    try:
+        node = OmegaConf.load(path)
+    except Exception as e:  # yaml.YAMLError and friends; reported as one line
+        raise ConfigError("", str(path), f"not valid YAML: {str(e).splitlines()[0]}") from None
+    if not isinstance(node, DictConfig):
+        raise ConfigError("", str(path), "top level must be a mapping")
+    data = OmegaConf.to_container(node)
+    layers: list[tuple[str, dict]] = []
+    base = data.pop("base", None)
+    if base is not None:
+        if not isinstance(base, str):
+            raise ConfigError("base", str(path), "must be a path string")
+        layers += _read_yaml((path.parent / base), chain + (path.resolve(),))
+    layers.append((str(path), data))
+    return layers
+
+
+def _parse_overrides(args: list[str]) -> dict:
+    for a in args:
+        key = a.split("=", 1)[0]
+        if "=" not in a or not key or any(c.isspace() for c in key):
+            raise ConfigError(key if "=" in a else a, CLI, "malformed override, expected key=value")
+    try:
+        return OmegaConf.to_container(OmegaConf.from_dotlist(args))
+    except OmegaConfBaseException as e:
+        raise ConfigError(getattr(e, "full_key", "") or "", CLI, _first_line(e)) from None
+
+
+def _first_line(e: Exception) -> str:
+    msg = getattr(e, "msg", None) or str(e)
+    return str(msg).strip().splitlines()[0] if str(msg).strip() else type(e).__name__
+
+
+def _flat_keys(d: Any, prefix: str = "") -> list[str]:
+    if not isinstance(d, dict) or not d:
+        return [prefix] if prefix else []
+    out = []
+    for k, v in d.items():
+        key = f"{prefix}.{k}" if prefix else str(k)
+        out += [key] + (_flat_keys(v, key) if isinstance(v, dict) else [])
+    return out
+
+
+def _check_choices(obj: Any, sources: dict[str, str], prefix: str = "") -> None:
+    for f in dataclasses.fields(obj):
+        key = f"{prefix}.{f.name}" if prefix else f.name
+        value = getattr(obj, f.name)
+        choices = f.metadata.get("choices")
+        if choices is not None and value not in choices:
+            raise ConfigError(key, _source_of(key, sources), f"{value!r} is not one of {list(choices)}")
+        if dataclasses.is_dataclass(value):
+            _check_choices(value, sources, key)
+
+
+def _source_of(key: str, sources: dict[str, str]) -> str:
+    while key:
+        if key in sources:
+            return sources[key]
+        key = key.rpartition(".")[0]
+    return "defaults"
+
+
+def load(schema: type, argv: list[str], prog: str = "") -> Any:
+    """Parse argv into an instance of `schema`; on any config problem print one line and exit 2."""
+    if "-h" in argv or "--help" in argv:
+        print(help_text(schema, prog))
+        sys.exit(0)
+    try:
+        return load_or_raise(schema, argv)
+    except ConfigError as e:
+        print(f"{prog or 'config'}: {e}", file=sys.stderr)
+        sys.exit(2)
+
+
+def load_or_raise(schema: type, argv: list[str]) -> Any:
+    config_file, rest = None, []
+    it = iter(argv)
+    for a in it:
+        if a == "--config":
+            config_file = next(it, None)
+            if config_file is None:
+                raise ConfigError("--config", CLI, "missing file name after --config")
+        elif a.startswith("--config="):
+            config_file = a.split("=", 1)[1]
+        elif a.startswith("-"):
+            raise ConfigError(a, CLI, "unknown option (use --config FILE or key=value)")
+        else:
+            rest.append(a)
+    layers = _read_yaml(Path(config_file)) if config_file else []
+    layers.append((CLI, _parse_overrides(rest)))
+
+    merged = OmegaConf.structured(schema)
+    sources: dict[str, str] = {}
+    for source, data in layers:
+        try:
+            merged = OmegaConf.merge(merged, data)
+        except OmegaConfBaseException as e:
+            raise ConfigError(getattr(e, "full_key", "") or "", source, _first_line(e)) from None
+        sources.update({k: source for k in _flat_keys(data)})
+    try:
+        obj = OmegaConf.to_object(merged)
+    except OmegaConfBaseException as e:
+        key = getattr(e, "full_key", "") or ""
+        raise ConfigError(key, _source_of(key, sources), _first_line(e)) from None
+    _check_choices(obj, sources)
+    validate = getattr(obj, "validate", None)
+    if validate is not None:
+        for key, msg in validate() or []:
+            raise ConfigError(key, _source_of(key, sources), msg)
+    return obj
+
+
+# ---------------------------------------------------------------- help and provenance
+
+
+def help_text(schema: type, prog: str = "") -> str:
+    lines = [f"usage: {prog or 'script.py'} [--config FILE.yaml] [key=value ...]", "", "fields:"]
+
+    def walk(cls, prefix: str):
+        for f in dataclasses.fields(cls):
+            key = f"{prefix}{f.name}"
+            default = f.default if f.default is not dataclasses.MISSING else (
+                f.default_factory() if f.default_factory is not dataclasses.MISSING else None)
+            if dataclasses.is_dataclass(default):
+                lines.append(f"  {key}: {f.metadata.get('help', '')}")
+                walk(type(default), key + ".")
+                continue
+            tname = getattr(f.type, "__name__", str(f.type))
+            extra = f" one of {list(f.metadata['choices'])}" if "choices" in f.metadata else ""
+            lines.append(f"  {key} ({tname}, default {json.dumps(default, default=str)}){extra}")
+            if f.metadata.get("help"):
+                lines.append(f"      {f.metadata['help']}")
+
+    walk(schema, "")
+    return "\n".join(lines)
+
+
+def to_yaml(cfg: Any) -> str:
+    return OmegaConf.to_yaml(OmegaConf.structured(cfg))
+
+
+def git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+                             cwd=Path(__file__).resolve().parent.parent)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                               text=True, timeout=5, cwd=Path(__file__).resolve().parent.parent)
+        return out.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "") if out.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def package_versions(names=("torch", "transformers", "peft", "datasets", "omegaconf", "math-verify",
+                            "sympy", "vllm", "numpy")) -> dict[str, str | None]:
+    from importlib import metadata
+
+    out = {"python": platform.python_version()}
+    for n in names:
+        try:
+            out[n] = metadata.version(n)
+        except metadata.PackageNotFoundError:
+            out[n] = None
+    return out
+
+
+def save_run_info(cfg: Any, out_dir: str | os.PathLike, seed: int | None = None, argv: list[str] | None = None) -> None:
+    """Write config.yaml (resolved) and run_info.json (commit, versions, seed, argv) into out_dir."""
+    from utils.records import atomic_write_text
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out / "config.yaml", to_yaml(cfg))
+    info = {"git_commit": git_commit(), "packages": package_versions(), "seed": seed,
+            "argv": list(sys.argv if argv is None else argv), "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "host": platform.node()}
+    atomic_write_text(out / "run_info.json", json.dumps(info, indent=2) + "\n")

@@ -1,0 +1,118 @@
+"""Records on disk: JSONL shards written atomically, read back lazily.
+
+A record is one problem (see DESIGN.md):
+    {"id", "env", "difficulty", "prompt", "answer", "meta"}
+Shards are plain JSONL that `datasets.load_dataset("json", data_files=...)` reads.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+RECORD_KEYS = ("id", "env", "difficulty", "prompt", "answer", "meta")
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write text to path via a temp file in the same directory + rename: readers never see half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def dumps(record: dict) -> str:
+    return json.dumps(record, ensure_ascii=False, separators=(", ", ": "))
+
+
+def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
+    atomic_write_text(path, "".join(dumps(r) + "\n" for r in records))
+
+
+def read_jsonl(path: str | os.PathLike) -> Iterator[dict]:
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if line.strip():
+                try:
+                    yield json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise ValueError(f"{path}:{n}: not valid JSON ({e.msg})") from None
+
+
+def append_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
+    """Append lines and fsync (for caches such as samples.jsonl that grow as results arrive).
+
+    A reader must tolerate a torn last line after a crash; `read_jsonl_tolerant` does."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as f:
+        for r in records:
+            f.write(dumps(r) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def read_jsonl_tolerant(path: str | os.PathLike) -> list[dict]:
+    """Read an append-only JSONL file, dropping a torn (unparsable) final line left by a crash."""
+    if not Path(path).exists():
+        return []
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            if i != len(lines) - 1:
+                raise ValueError(f"{path}:{i + 1}: not valid JSON") from None
+    return out
+
+
+def shard_path(out_dir: str | os.PathLike, split: str, index: int) -> Path:
+    return Path(out_dir) / f"{split}-{index:05d}.jsonl"
+
+
+def shard_paths(out_dir: str | os.PathLike, split: str) -> list[Path]:
+    return sorted(Path(out_dir).glob(f"{split}-[0-9][0-9][0-9][0-9][0-9].jsonl"))
+
+
+def load_records(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[dict]:
+    """All records of one file, a directory of shards, or a list of those."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    out: list[dict] = []
+    for p in map(Path, paths):
+        files = sorted(p.glob("*.jsonl")) if p.is_dir() else [p]
+        for f in files:
+            out.extend(read_jsonl(f))
+    return out
+
+
+def check_record(rec: Any) -> None:
+    """Raise ValueError naming the record id and the problem if rec is not a well-formed record."""
+    rid = rec.get("id", "<no id>") if isinstance(rec, dict) else "<not a dict>"
+    if not isinstance(rec, dict):
+        raise ValueError(f"record {rid}: expected a JSON object, got {type(rec).__name__}")
+    missing = [k for k in RECORD_KEYS if k not in rec]
+    if missing:
+        raise ValueError(f"record {rid}: missing field(s) {missing}")
+    if not isinstance(rec["meta"], dict):
+        raise ValueError(f"record {rid}: meta must be an object, got {type(rec['meta']).__name__}")
+
+
+def derive_seed(*parts: Any) -> int:
+    """A stable 63-bit seed from any JSON-able parts (independent of PYTHONHASHSEED and platform)."""
+    h = hashlib.blake2b(json.dumps(parts, sort_keys=True, default=str).encode(), digest_size=8)
+    return int.from_bytes(h.digest(), "big") >> 1
