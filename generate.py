@@ -183,9 +183,10 @@ def main(argv: list[str]) -> None:
     from utils.records import atomic_write_text
 
     save_run_info(cfg, cfg.out, seed=cfg.seed)
-    summary = generate_envs(cfg)
-    atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps(summary, indent=2) + "\n")
-    print_summary(summary)
+    if cfg.mode == "envs":
+        summary = generate_envs(cfg)
+        atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps(summary, indent=2) + "\n")
+        print_summary(summary)
 
 
 if __name__ == "__main__":
