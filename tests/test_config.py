@@ -1,0 +1,103 @@
+"""Configs: YAML + base inheritance + overrides; every bad input is one line naming key and file, exit 2."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from utils.config import ConfigError, field, help_text, load_or_raise
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Inner:
+    eps: float = field(0.2, help="clip")
+    level: str = field("token", help="ratio level", choices=("token", "sequence"))
+
+
+@dataclass
+class Schema:
+    name: str = field("run", help="run name")
+    steps: int = field(10, help="steps")
+    tags: list = field([], help="tags")
+    rl: Inner = field(Inner(), help="RL settings")
+
+    def validate(self):
+        if self.steps < 0:
+            yield "steps", "must be >= 0"
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_defaults_file_base_and_overrides(tmp_path):
+    base = write(tmp_path / "base.yaml", "steps: 5\nrl: {eps: 0.1}\n")
+    child = write(tmp_path / "child.yaml", "base: base.yaml\nname: child\nrl: {level: sequence}\n")
+    cfg = load_or_raise(Schema, ["--config", str(child), "rl.eps=0.3", "tags=[a,b]"])
+    assert (cfg.name, cfg.steps, cfg.rl.eps, cfg.rl.level, cfg.tags) == ("child", 5, 0.3, "sequence", ["a", "b"])
+    assert load_or_raise(Schema, []).rl.eps == 0.2
+    assert Schema().tags is not Schema().tags  # mutable defaults are not shared
+
+
+@pytest.mark.parametrize("argv,key,source", [
+    (["stepz=3"], "stepz", "command line"),
+    (["steps=abc"], "steps", "command line"),
+    (["rl.level=word"], "rl.level", "command line"),
+    (["steps"], "steps", "command line"),
+    (["steps=-1"], "steps", "command line"),
+    (["--config", "missing.yaml"], "--config", "missing.yaml"),
+])
+def test_errors_name_key_and_source(argv, key, source):
+    with pytest.raises(ConfigError) as e:
+        load_or_raise(Schema, argv)
+    assert e.value.key == key and source in e.value.source
+
+
+def test_error_in_file_names_the_file(tmp_path):
+    base = write(tmp_path / "base.yaml", "rl: {epz: 1}\n")
+    child = write(tmp_path / "child.yaml", "base: base.yaml\n")
+    with pytest.raises(ConfigError) as e:
+        load_or_raise(Schema, ["--config", str(child)])
+    assert e.value.source == str(base) and "epz" in e.value.key
+    bad = write(tmp_path / "bad.yaml", "steps: 3\n  oops: [\n")
+    with pytest.raises(ConfigError) as e:
+        load_or_raise(Schema, ["--config", str(bad)])
+    assert e.value.source == str(bad)
+    loop = write(tmp_path / "loop.yaml", "base: loop.yaml\n")
+    with pytest.raises(ConfigError, match="circular"):
+        load_or_raise(Schema, ["--config", str(loop)])
+    # a later layer is blamed for the key it set
+    write(tmp_path / "ok.yaml", "steps: 3\n")
+    neg = write(tmp_path / "neg.yaml", "base: ok.yaml\nsteps: -4\n")
+    with pytest.raises(ConfigError) as e:
+        load_or_raise(Schema, ["--config", str(neg)])
+    assert (e.value.key, e.value.source) == ("steps", str(neg))
+
+
+def test_help_lists_fields():
+    text = help_text(Schema, "x.py")
+    assert "rl.eps (float, default 0.2)" in text and "clip" in text and "one of ['token', 'sequence']" in text
+
+
+def test_entry_script_fails_fast_with_one_line(tmp_path):
+    cfg = write(tmp_path / "g.yaml", "mode: envs\nworkerz: 2\n")
+    code = ("import sys, generate\n"
+            "try:\n    generate.main(sys.argv[1:])\n"
+            "except SystemExit as e:\n"
+            "    assert 'torch' not in sys.modules, 'config errors must come before heavy imports'\n"
+            "    raise\n")
+    r = subprocess.run([sys.executable, "-c", code, "--config", str(cfg)], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "workerz" in lines[0] and str(cfg) in lines[0]
+    r = subprocess.run([sys.executable, "generate.py", "splits.test=[{env: nope, count: 1}]"], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "nope" in r.stderr
+    r = subprocess.run([sys.executable, "generate.py", "--help"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0 and "splits" in r.stdout and "workers" in r.stdout
