@@ -1,0 +1,666 @@
+"""Bridges (Hashiwokakero), from Simon Tatham's Portable Puzzle Collection.
+
+Game ID (Tatham's): ``WxHmB[L]:desc``. W and H are 3..64, B (1..4) is the most bridges that may
+join one pair of islands, a trailing ``L`` forbids loops (Tatham's "allow loops" off). ``desc``
+scans the grid row-major: ``1``-``9`` and ``A``-``G`` are islands numbered 1-16, ``a``-``z`` are
+runs of 1-26 empty cells. Islands may not touch orthogonally (Tatham refuses such IDs too).
+
+Solution grid: H strings of W characters. An island shows its number as in the game ID (1-9, A-G
+for 10-16); water is ``.``; a bridge fills every cell between its two islands with ``-`` / ``=``
+(one / two horizontal) or ``|`` / ``"`` (one / two vertical). Only when B > 2: ``t`` / ``q`` are
+three / four horizontal bridges and ``T`` / ``Q`` three / four vertical ones.
+
+Levels are Tatham's three, each defined by the deductions its solver may use (a puzzle of a level
+is solved by them without guessing; like Tatham's generator, ours keeps a layout only if its level
+solves it and, when it has more than 3 islands, the level below does not). Bridges are counted per
+pair of mutually visible islands ("edge"), and a bridge always rules out every edge crossing it.
+
+- easy: one island at a time. A full island takes no more bridges; an island whose edges can take
+  (capped at what it still needs) exactly what it still needs gets all of it; an island numbered
+  more than (number of usable edges - 1) * B gets at least one bridge on every usable edge.
+- medium: + an edge carries at least the island's number minus the other edges' maxima (for B <= 2
+  this is Tatham's "at least one bridge here, else the island cannot be completed"); with loops
+  forbidden, no bridge between islands already connected.
+- hard: + one step of lookahead on connectivity (Tatham's stage 3). Putting v bridges on an edge
+  is refuted if both ends would then be full and close off a finished group short of all islands,
+  or if an end, a neighbour of an end, or an island whose edge it crosses could no longer reach its
+  number; the edge then carries at most v - 1. And if an island's other edges, all filled, would
+  close off a finished group, its remaining empty edge carries at least one bridge.
+
+grade() is the easiest level that solves a puzzle, None if every level needs guessing. solve()
+runs the hard deductions and then depth-first search, so it answers any puzzle exactly.
+"""
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import ClassVar
+
+from envs.puzzles.grid import PuzzleEnv
+
+LEVELS = ("easy", "medium", "hard")
+MAX_SIDE = 64  # refuse absurd grids before allocating anything
+MAX_BRIDGES = 4  # Tatham's limit on B
+ISLAND_CHARS = "123456789ABCDEFG"  # island number n is ISLAND_CHARS[n - 1]
+H_CHARS = "-=tq"  # k horizontal bridges: H_CHARS[k - 1]
+V_CHARS = '|"TQ'
+PARAMS = re.compile(r"(\d{1,6})x(\d{1,6})m(\d{1,6})(L?)")
+ISLAND_PCT, EXPANSION_PCT = 30, 10  # Tatham's defaults: islands on 30% of cells, 10% "expansion"
+MAX_BAD_TRIES = 50  # Tatham's generator stops adding islands after this many failed tries in a row
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    width: int
+    height: int
+    maxb: int  # most bridges between one pair of islands
+    islands: tuple[tuple[int, int, int], ...]  # (row, col, number), row-major
+    loops: bool = True  # False: Tatham's "L" variant, the bridges must form a tree
+
+    @cached_property
+    def graph(self) -> Graph:
+        return Graph(self)
+
+
+class Graph:
+    """The puzzle as the solver sees it: islands, and the edges between mutually visible islands.
+
+    Solver state is two lists over edges, lo and hi: the fewest and most bridges still possible."""
+
+    def __init__(self, p: Puzzle):
+        w, h = p.width, p.height
+        self.n = [k for _, _, k in p.islands]
+        self.pos = [(r, c) for r, c, _ in p.islands]
+        self.maxb, self.loops = p.maxb, p.loops
+        at = {(r, c): i for i, (r, c, _) in enumerate(p.islands)}
+        self.ends: list[tuple[int, int]] = []
+        self.cells: list[list[int]] = []  # cell indices r * w + c the edge's bridges cover
+        self.horizontal: list[bool] = []
+        for i, (r, c, _) in enumerate(p.islands):
+            for dr, dc in ((0, 1), (1, 0)):
+                rr, cc, cells = r + dr, c + dc, []
+                while rr < h and cc < w and (rr, cc) not in at:
+                    cells.append(rr * w + cc)
+                    rr, cc = rr + dr, cc + dc
+                if rr < h and cc < w and cells:
+                    self.ends.append((i, at[rr, cc]))
+                    self.cells.append(cells)
+                    self.horizontal.append(dc == 1)
+        self.inc: list[list[int]] = [[] for _ in self.n]
+        for e, (a, b) in enumerate(self.ends):
+            self.inc[a].append(e)
+            self.inc[b].append(e)
+        self.cap = [min(p.maxb, self.n[a], self.n[b]) for a, b in self.ends]
+        across = {x: e for e, cells in enumerate(self.cells) if self.horizontal[e] for x in cells}
+        self.cross: list[list[int]] = [[] for _ in self.ends]
+        for e, cells in enumerate(self.cells):
+            if not self.horizontal[e]:
+                for x in cells:
+                    if x in across:
+                        self.cross[e].append(across[x])
+                        self.cross[across[x]].append(e)
+
+    def other(self, e: int, i: int) -> int:
+        a, b = self.ends[e]
+        return b if a == i else a
+
+    def spans(self, live: list[int]) -> bool:
+        """Do the edges with live[e] > 0 connect every island?"""
+        seen, stack = {0}, [0]
+        while stack:
+            i = stack.pop()
+            for e in self.inc[i]:
+                if live[e]:
+                    j = self.other(e, i)
+                    if j not in seen:
+                        seen.add(j)
+                        stack.append(j)
+        return len(seen) == len(self.n)
+
+    def is_tree(self, vals: list[int]) -> bool:
+        """Connected, and exactly one edge fewer than islands (the no-loops variant)."""
+        return self.spans(vals) and sum(1 for v in vals if v) == len(self.n) - 1
+
+
+# ------------------------------------------------------------------ deductions
+
+
+def deduce(g: Graph, lo: list[int], hi: list[int], level: int, log: list | None = None) -> bool:
+    """Narrow lo/hi in place with the deductions of `level` (0 easy, 1 medium, 2 hard) until none
+    applies. False if the state is contradictory. `log` collects (kind, island, edge, value)."""
+    n, inc, ends, cross = g.n, g.inc, g.ends, g.cross
+    queue, queued = list(range(len(n) - 1, -1, -1)), [True] * len(n)
+
+    def touch(e):
+        for k in ends[e]:
+            if not queued[k]:
+                queued[k] = True
+                queue.append(k)
+
+    def raise_lo(e, v):
+        if v > hi[e]:
+            return False
+        if lo[e] == 0:
+            for f in cross[e]:
+                if lo[f]:
+                    return False
+                if hi[f]:
+                    hi[f] = 0
+                    touch(f)
+        lo[e] = v
+        touch(e)
+        return True
+
+    def local():
+        while queue:
+            i = queue.pop()
+            queued[i] = False
+            es = inc[i]
+            need = n[i] - sum([lo[e] for e in es])
+            if need < 0:
+                return False
+            if need == 0:
+                for e in es:
+                    if hi[e] > lo[e]:
+                        hi[e] = lo[e]
+                        touch(e)
+                continue
+            room = [min(hi[e] - lo[e], need) for e in es]
+            spare = sum(room)
+            if spare < need:
+                return False
+            if spare == need:
+                for e, r in zip(es, room):
+                    if r:
+                        if log is not None:
+                            log.append(("fill", i, e, lo[e] + r))
+                        if not raise_lo(e, lo[e] + r):
+                            return False
+            elif level >= 1:
+                avail = sum([hi[e] for e in es])
+                for e in es:
+                    least = n[i] - avail + hi[e]
+                    if least > lo[e]:
+                        if log is not None:
+                            log.append(("least", i, e, least))
+                        if not raise_lo(e, least):
+                            return False
+            elif n[i] > (sum([1 for e in es if hi[e]]) - 1) * g.maxb:
+                for e in es:
+                    if hi[e] and not lo[e]:
+                        if log is not None:
+                            log.append(("least", i, e, 1))
+                        if not raise_lo(e, 1):
+                            return False
+        return True
+
+    start = 0
+    while True:
+        if not local():
+            return False
+        if level >= 1 and not g.loops and _no_loops(g, lo, hi, touch):
+            continue
+        if level < 2:
+            return True
+        for k in range(len(n)):  # rotate so a pass resumes where the last deduction was found
+            i = (start + k) % len(n)
+            found = _lookahead(g, lo, hi, i)
+            if found:
+                break
+        else:
+            return True
+        start, (kind, e, v) = i, found
+        if log is not None:
+            log.append((kind, i, e, v))
+        if kind == "cap":
+            hi[e] = v
+            touch(e)
+        elif not raise_lo(e, v):
+            return False
+
+
+def _no_loops(g: Graph, lo: list[int], hi: list[int], touch) -> bool:
+    """Close every empty edge whose ends are already connected; True if any was closed."""
+    comp = list(range(len(g.n)))
+
+    def find(x):
+        while comp[x] != x:
+            comp[x] = comp[comp[x]]
+            x = comp[x]
+        return x
+
+    for e, (a, b) in enumerate(g.ends):
+        if lo[e]:
+            comp[find(a)] = find(b)
+    changed = False
+    for e, (a, b) in enumerate(g.ends):
+        if hi[e] and not lo[e] and find(a) == find(b):
+            hi[e] = 0
+            touch(e)
+            changed = True
+    return changed
+
+
+def _lookahead(g: Graph, lo: list[int], hi: list[int], i: int):
+    """One hard deduction at island i as (kind, edge, value), or None. kind "cap": the edge carries
+    at most value; kind "must": at least value."""
+    n, inc = g.n, g.inc
+    used = [0] * len(n)
+    for e, (a, b) in enumerate(g.ends):
+        if lo[e]:
+            used[a] += lo[e]
+            used[b] += lo[e]
+    need = n[i] - used[i]
+    if need <= 0:
+        return None
+    for e in inc[i]:
+        for v in range(lo[e] + 1, lo[e] + min(hi[e] - lo[e], need) + 1):
+            if _refuted(g, lo, hi, used, i, e, v):
+                return "cap", e, v - 1
+    for e in inc[i]:
+        if lo[e] or hi[e] == 0:
+            continue
+        extra = {f: min(hi[f] - lo[f], need) for f in inc[i] if f != e and hi[f] > lo[f]}
+        if used[i] + sum(extra.values()) == n[i] and _closed_off(g, lo, used, i, extra):
+            return "must", e, 1
+    return None
+
+
+def _refuted(g: Graph, lo, hi, used, i: int, e: int, v: int) -> bool:
+    """Would v bridges on edge e (from island i) make the position impossible at a glance?"""
+    n, inc = g.n, g.inc
+    j, d = g.other(e, i), v - lo[e]
+    if used[i] + d == n[i] and used[j] + d == n[j] and _closed_off(g, lo, used, i, {e: d}):
+        return True
+    blocked = set(f for f in g.cross[e] if hi[f]) if lo[e] == 0 else set()
+    check = {i, j}
+    for k in (i, j):
+        check.update(g.other(f, k) for f in inc[k])
+    for f in blocked:
+        check.update(g.ends[f])
+    for k in check:
+        missing = n[k] - used[k] - (d if k == i or k == j else 0)
+        if missing < 0:
+            return True
+        if missing == 0:
+            continue
+        spare = 0
+        for f in inc[k]:
+            if f in blocked:
+                continue
+            room = hi[f] - lo[f] - (d if f == e else 0)
+            if room > 0:
+                o = g.other(f, k)
+                free = n[o] - used[o] - (d if o == i or o == j else 0)
+                if free > 0:
+                    spare += room if room < free else free
+        if spare < missing:
+            return True
+    return False
+
+
+def _closed_off(g: Graph, lo, used, i: int, extra: dict) -> bool:
+    """With `extra` bridges added on some edges, is island i's group finished (every island full)
+    yet short of all islands?"""
+    add = {}
+    for f, d in extra.items():
+        for k in g.ends[f]:
+            add[k] = add.get(k, 0) + d
+    seen, stack = {i}, [i]
+    while stack:
+        k = stack.pop()
+        if used[k] + add.get(k, 0) != g.n[k]:
+            return False
+        for f in g.inc[k]:
+            if lo[f] or f in extra:
+                o = g.other(f, k)
+                if o not in seen:
+                    seen.add(o)
+                    stack.append(o)
+    return len(seen) < len(g.n)
+
+
+def solved(g: Graph, lo: list[int], hi: list[int]) -> bool:
+    """Every edge decided, and the result is a valid answer (deductions never check connectivity)."""
+    return lo == hi and (g.spans(lo) if g.loops else g.is_tree(lo))
+
+
+def search(g: Graph, lo: list[int], hi: list[int], limit: int, out: list[list[int]]) -> None:
+    """Depth-first search over edge values after hard deductions; appends solutions to out."""
+    if not deduce(g, lo, hi, 2) or not g.spans(hi):
+        return
+    open_ = [e for e in range(len(lo)) if lo[e] < hi[e]]
+    if not open_:
+        if g.loops or g.is_tree(lo):
+            out.append(lo)
+        return
+    e = min(open_, key=lambda f: hi[f] - lo[f])
+    for v in range(hi[e], lo[e] - 1, -1):
+        lo2, hi2 = lo[:], hi[:]
+        lo2[e] = hi2[e] = v
+        if v and not lo[e]:
+            if any(lo[f] for f in g.cross[e]):
+                continue
+            for f in g.cross[e]:
+                hi2[f] = 0
+        search(g, lo2, hi2, limit, out)
+        if len(out) >= limit:
+            return
+
+
+# ------------------------------------------------------------------ generation
+
+
+def layout(rng: random.Random, w: int, h: int, maxb: int) -> tuple[list[tuple[int, int]], dict]:
+    """Tatham's layout algorithm (our code): grow islands from a random first one, each new island
+    bridged to the one it grew from, now and then a bridge to an island already in line instead.
+    Returns island positions and {(a, b): bridges}, retrying until every border has an island."""
+    want = max(w * h * ISLAND_PCT // 100, 3)
+    while True:
+        island: dict[int, int] = {}  # cell -> island index
+        line = bytearray(w * h)  # cells under a bridge
+        pos: list[tuple[int, int]] = []
+        bridges: dict[tuple[int, int], int] = {}
+
+        def add(r, c):
+            island[r * w + c] = len(pos)
+            pos.append((r, c))
+
+        def join(a, b, dr, dc):
+            (r, c), (r2, c2) = pos[a], pos[b]
+            r, c = r + dr, c + dc
+            while (r, c) != (r2, c2):
+                line[r * w + c] = 1
+                r, c = r + dr, c + dc
+            bridges[min(a, b), max(a, b)] = rng.randrange(maxb) + 1
+
+        add(rng.randrange(h), rng.randrange(w))
+        bad = 0
+        while len(pos) < want and bad <= MAX_BAD_TRIES:
+            a = rng.randrange(len(pos))
+            r, c = pos[a]
+            dirs = [(dr, dc) for dr, dc in ((0, -1), (0, 1), (-1, 0), (1, 0)) if 0 <= r + dr < h and 0 <= c + dc < w]
+            dr, dc = dirs[rng.randrange(len(dirs))]
+            rr, cc = r + dr, c + dc
+            if line[rr * w + cc]:
+                bad += 1
+                continue
+            target = None
+            while True:  # walk out to the grid edge, a bridge, or an island
+                if not (0 <= rr < h and 0 <= cc < w) or line[rr * w + cc]:
+                    far = (rr - r - dr) * dr + (cc - c - dc) * dc  # steps to the last free cell
+                    break
+                if rr * w + cc in island:
+                    target = island[rr * w + cc]
+                    far = (rr - r - 2 * dr) * dr + (cc - c - 2 * dc) * dc  # leave a gap before it
+                    break
+                rr, cc = rr + dr, cc + dc
+            if target is not None and rng.randrange(100) < EXPANSION_PCT:
+                join(a, target, dr, dc)
+                continue
+            if far < 2:
+                bad += 1
+                continue
+            step = far if rng.randrange(100) < EXPANSION_PCT else 2 + rng.randrange(far - 1)
+            nr, nc = r + step * dr, c + step * dc
+            if any(0 <= nr + s * dc < h and 0 <= nc + s * dr < w and (nr + s * dc) * w + nc + s * dr in island
+                   for s in (1, -1)):
+                bad += 1  # it would touch an island beside it
+                continue
+            add(nr, nc)
+            join(a, len(pos) - 1, dr, dc)
+            bad = 0
+        rows = {r for r, _ in pos}
+        cols = {c for _, c in pos}
+        if len(pos) > 1 and {0, h - 1} <= rows and {0, w - 1} <= cols:
+            return pos, bridges
+
+
+# ------------------------------------------------------------------ the env
+
+
+class Bridges(PuzzleEnv):
+    name = "bridges"
+    title = "Bridges"
+    levels: ClassVar[tuple[str, ...]] = LEVELS
+    ladder: ClassVar[tuple[tuple[int, int, str | None], ...]] = (
+        (5, 5, "easy"), (7, 7, "easy"), (7, 7, "medium"), (7, 7, "hard"), (8, 8, "hard"), (10, 10, "hard"),
+    )
+    alphabet: ClassVar[str] = ISLAND_CHARS + "." + H_CHARS + V_CHARS
+    rules: ClassVar[str] = """\
+- The grid shows islands (numbers) in water ('.').
+- Join islands with bridges. A bridge runs in a straight horizontal or vertical line from one island
+  to another, covering every cell between them; it may not pass over an island.
+- Bridges may not cross each other.
+- The same two islands may be joined by several parallel bridges, up to the limit given with the
+  puzzle (usually two).
+- Each island's number is how many bridges end at it (a double bridge counts as two).
+- The bridges must connect all islands into a single group."""
+    answer_format: ClassVar[str] = """\
+The whole grid, one row per line, one character per cell:
+- an island: its number as shown in the puzzle (1-9; A-G stand for 10-16)
+- '.': water with no bridge
+- '-' one horizontal bridge, '=' two horizontal bridges
+- '|' one vertical bridge, '"' two vertical bridges
+- only where more than two bridges per pair are allowed: 't' / 'q' three / four horizontal
+  bridges, 'T' / 'Q' three / four vertical bridges
+Every cell a bridge passes through shows that bridge."""
+
+    # ------------------------------------------------------------ codec
+
+    def decode(self, game_id: str) -> Puzzle:
+        if not isinstance(game_id, str):
+            raise ValueError(f"game ID must be a string, not {type(game_id).__name__}")
+        shown = game_id if len(game_id) <= 60 else game_id[:57] + "..."
+        params, colon, desc = game_id.partition(":")
+        if not colon:
+            raise ValueError(f"game ID {shown!r} has no ':' between parameters and description")
+        m = PARAMS.fullmatch(params)
+        if not m:
+            raise ValueError(f"game ID {shown!r}: parameters {params[:30]!r} are not WxHmB[L] (e.g. 7x7m2)")
+        w, h, maxb = int(m[1]), int(m[2]), int(m[3])
+        if not (3 <= w <= MAX_SIDE and 3 <= h <= MAX_SIDE):
+            raise ValueError(f"game ID {shown!r}: size {w}x{h} is outside 3..{MAX_SIDE} per side")
+        if not 1 <= maxb <= MAX_BRIDGES:
+            raise ValueError(f"game ID {shown!r}: at most {maxb} bridges per pair is outside 1..{MAX_BRIDGES}")
+        islands, cell = [], 0
+        for k, ch in enumerate(desc):
+            if cell >= w * h:
+                raise ValueError(f"game ID {shown!r}: description is longer than {w}x{h} cells")
+            if "a" <= ch <= "z":
+                cell += ord(ch) - ord("a") + 1
+            elif ch in ISLAND_CHARS:
+                islands.append((cell // w, cell % w, ISLAND_CHARS.index(ch) + 1))
+                cell += 1
+            else:
+                raise ValueError(f"game ID {shown!r}: unexpected character {ch!r} at description position {k}")
+        if cell != w * h:
+            raise ValueError(f"game ID {shown!r}: description covers {cell} cells, not {w}x{h} = {w * h}")
+        if len(islands) < 2:
+            raise ValueError(f"game ID {shown!r}: needs at least 2 islands, has {len(islands)}")
+        at = {(r, c) for r, c, _ in islands}
+        for r, c, _ in islands:
+            if (r, c + 1) in at or (r + 1, c) in at:
+                raise ValueError(f"game ID {shown!r}: islands at ({r}, {c}) and a neighbour touch")
+        return Puzzle(w, h, maxb, tuple(islands), loops=not m[4])
+
+    def encode(self, puzzle: Puzzle) -> str:
+        w, h = puzzle.width, puzzle.height
+        at = {r * w + c: k for r, c, k in puzzle.islands}
+        out, run = [], 0
+        for cell in range(w * h):
+            if cell in at:
+                if run:
+                    out.append(chr(ord("a") + run - 1))
+                    run = 0
+                out.append(ISLAND_CHARS[at[cell] - 1])
+            else:
+                if run == 26:
+                    out.append("z")
+                    run = 0
+                run += 1
+        if run:
+            out.append(chr(ord("a") + run - 1))
+        return f"{w}x{h}m{puzzle.maxb}{'' if puzzle.loops else 'L'}:" + "".join(out)
+
+    # ------------------------------------------------------------ solving
+
+    def solve(self, puzzle: Puzzle, max_solutions: int = 2) -> list[list[str]]:
+        g = puzzle.graph
+        out: list[list[int]] = []
+        search(g, [0] * len(g.cap), list(g.cap), max_solutions, out)
+        return [self._grid(puzzle, vals) for vals in out]
+
+    def grade(self, puzzle: Puzzle) -> str | None:
+        g = puzzle.graph
+        lo, hi = [0] * len(g.cap), list(g.cap)
+        for level, name in enumerate(LEVELS):  # each level resumes from the last one's deductions
+            if not deduce(g, lo, hi, level):
+                return None
+            if solved(g, lo, hi):
+                return name
+        return None
+
+    def new_puzzle(self, rng: random.Random, width: int, height: int, level: str | None) -> tuple[Puzzle, list[str]]:
+        level = level or LEVELS[0]
+        if level not in LEVELS:
+            raise ValueError(f"bridges: level {level!r} is not one of {list(LEVELS)}")
+        if not (3 <= width <= MAX_SIDE and 3 <= height <= MAX_SIDE):
+            raise ValueError(f"bridges: size {width}x{height} is outside 3..{MAX_SIDE} per side")
+        target = LEVELS.index(level)
+        while True:
+            pos, bridges = layout(rng, width, height, 2)
+            n = [0] * len(pos)
+            for (a, b), k in bridges.items():
+                n[a] += k
+                n[b] += k
+            order = sorted(range(len(pos)), key=lambda i: pos[i])
+            puzzle = Puzzle(width, height, 2, tuple((*pos[i], n[i]) for i in order))
+            g = puzzle.graph
+            lo, hi = [0] * len(g.cap), list(g.cap)
+            if target > 0 and len(pos) > 3:
+                deduce(g, lo, hi, target - 1)
+                if lo == hi:
+                    continue  # too easy
+            deduce(g, lo, hi, target)
+            if lo == hi:  # deductions only: the layout is the one solution
+                return puzzle, self._grid(puzzle, lo)
+
+    @staticmethod
+    def _grid(puzzle: Puzzle, vals: list[int]) -> list[str]:
+        g = puzzle.graph
+        rows = [["."] * puzzle.width for _ in range(puzzle.height)]
+        for r, c, k in puzzle.islands:
+            rows[r][c] = ISLAND_CHARS[k - 1]
+        for e, v in enumerate(vals):
+            if v:
+                ch = (H_CHARS if g.horizontal[e] else V_CHARS)[v - 1]
+                for x in g.cells[e]:
+                    rows[x // puzzle.width][x % puzzle.width] = ch
+        return ["".join(row) for row in rows]
+
+    # ------------------------------------------------------------ checking
+
+    def is_solution(self, puzzle: Puzzle, grid: list[str]) -> bool:
+        w, h, maxb = puzzle.width, puzzle.height, puzzle.maxb
+        if not isinstance(grid, (list, tuple)) or len(grid) != h:
+            return False
+        if any(not isinstance(row, str) or len(row) != w for row in grid):
+            return False
+        index = {(r, c): i for i, (r, c, _) in enumerate(puzzle.islands)}
+        water = "." + H_CHARS[:maxb] + V_CHARS[:maxb]
+        for r, row in enumerate(grid):
+            for c, ch in enumerate(row):
+                i = index.get((r, c))
+                if (ch != ISLAND_CHARS[puzzle.islands[i][2] - 1]) if i is not None else (ch not in water):
+                    return False
+        degree = [0] * len(index)
+        pairs = []
+        for lines, chars, at in ((grid, H_CHARS, lambda a, b: (a, b)),
+                                 (["".join(col) for col in zip(*grid)], V_CHARS, lambda a, b: (b, a))):
+            for a, line in enumerate(lines):  # a bridge is a run of one character between two islands
+                b = 0
+                while b < len(line):
+                    ch = line[b]
+                    if ch not in chars:
+                        b += 1
+                        continue
+                    start = b
+                    while b < len(line) and line[b] == ch:
+                        b += 1
+                    ends = (index.get(at(a, start - 1)) if start else None, index.get(at(a, b)))
+                    if None in ends:
+                        return False
+                    k = chars.index(ch) + 1
+                    degree[ends[0]] += k
+                    degree[ends[1]] += k
+                    pairs.append(ends)
+        if degree != [k for _, _, k in puzzle.islands]:
+            return False
+        comp = list(range(len(degree)))
+
+        def find(x):
+            while comp[x] != x:
+                comp[x] = comp[comp[x]]
+                x = comp[x]
+            return x
+
+        for a, b in pairs:
+            comp[find(a)] = find(b)
+        if len({find(x) for x in comp}) != 1:
+            return False
+        return puzzle.loops or len(pairs) == len(degree) - 1
+
+    # ------------------------------------------------------------ text
+
+    def initial_board(self, puzzle: Puzzle) -> list[str]:
+        return self._grid(puzzle, [0] * len(puzzle.graph.cap))
+
+    def describe(self, puzzle: Puzzle) -> str:
+        listed = "; ".join(f"({r}, {c}) = {k}" + (f" (shown as {ISLAND_CHARS[k - 1]})" if k > 9 else "")
+                           for r, c, k in puzzle.islands)
+        limit = "one bridge" if puzzle.maxb == 1 else f"{puzzle.maxb} bridges"
+        text = ("Grid (digits are islands, '.' is water):\n" + "\n".join(self.initial_board(puzzle))
+                + f"\n\nIslands as (row, column) = number, {len(puzzle.islands)} in all:\n{listed}\n\n"
+                + f"At most {limit} may join the same pair of islands.")
+        if not puzzle.loops:
+            text += " Loops are not allowed: the bridges must not form any closed circuit of islands."
+        return text
+
+    def explain(self, puzzle: Puzzle, solution: list[str], steps: int = 4) -> str:
+        g = puzzle.graph
+        lo, hi, log = [0] * len(g.cap), list(g.cap), []
+        deduce(g, lo, hi, 2, log)
+
+        def at(i):
+            return f"the {g.n[i]} at {g.pos[i]}"
+
+        def bridges(v):
+            return f"{v} bridge" + ("s" if v != 1 else "")
+
+        lines = []
+        for kind, i, e, v in log[:steps]:
+            j = g.other(e, i)
+            if kind == "fill":
+                lines.append(f"{at(i).capitalize()} can only just reach its number, so it takes the most "
+                             f"it can toward {at(j)}: {bridges(v)}.")
+            elif kind == "least":
+                lines.append(f"{at(i).capitalize()} cannot reach its number without {at(j)}: at least "
+                             f"{bridges(v)} there.")
+            elif kind == "cap":
+                lines.append(f"{bridges(v + 1).capitalize()} between {at(i)} and {at(j)} would cut off a "
+                             f"finished group or starve a neighbour, so at most {v}.")
+            else:
+                lines.append(f"Filling every other edge of {at(i)} would close off a finished group, so it "
+                             f"needs a bridge to {at(j)}.")
+        if not lines:
+            lines.append("No bridge is forced at the start.")
+        if solved(g, lo, hi):
+            lines.append("...and the rest follows by the same kinds of deduction.")
+        else:
+            lines.append("...further deductions stall, and trying the possible bridge counts on an open "
+                         "edge, discarding those that lead to a contradiction, finishes the grid.")
+        lines.append(f"All {len(g.n)} islands end up connected with their exact numbers of bridges.")
+        return "\n".join(lines)
