@@ -1,0 +1,101 @@
+"""Split a chain of thought into spans (puzzle-to-math transfer paper, section 4 / Appendix K).
+
+1. Take the text inside <reasoning>...</reasoning> if present, else the whole response.
+2. Split at paragraph boundaries (blank lines), then inside paragraphs before lines that open with
+   a discourse marker (numbered steps, sequential connectives, hypotheticals, verification,
+   self-correction, redirection, conclusions, failure markers).
+3. Fragments over 250 tokens are split at sentence boundaries (., ! or ? then whitespace) into
+   pieces of at most 250 tokens; fragments under 80 tokens accumulate in a buffer that is emitted
+   once it reaches 80 tokens; a trailing buffer under 40 tokens joins the previous span.
+Token counts here are characters / 4 (as in the paper); a real tokenizer only reports lengths.
+Spans are slices of the text, so joining them gives the text back up to whitespace.
+"""
+from __future__ import annotations
+
+import re
+
+MIN_TOKENS, MAX_TOKENS, TAIL_TOKENS = 80, 250, 40
+
+# One alternation per marker family of the paper; matched at the start of a line (after bullets).
+MARKERS = [
+    r"(?:case|step|option)\s+\d+",  # numbered steps
+    r"first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|finally",  # sequential connectives
+    r"suppose|assume|let's|let us|what if",  # hypothetical openers
+    r"check(?:ing)?|verify(?:ing)?|confirm(?:ing)?|let me (?:check|verify|confirm)",  # verification
+    r"wait|actually|hmm+|hold on|oops",  # self-correction
+    r"instead|alternatively|going back|let me (?:reconsider|try again|go back)",  # redirection
+    r"therefore|hence|thus|so the answer|in conclusion",  # conclusions
+    r"contradiction|this doesn't work|this does not work|that doesn't work",  # failure markers
+]
+MARKER_RE = re.compile(r"^[ \t>*#\-]*(?:" + "|".join(MARKERS) + r")\b", re.IGNORECASE | re.MULTILINE)
+PARAGRAPH_RE = re.compile(r"\n[ \t]*\n\s*")
+SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+")
+
+
+def reasoning_text(text: str) -> str:
+    """The content of the last closed <reasoning> block, else everything."""
+    close = text.rfind("</reasoning>")
+    open_ = text.rfind("<reasoning>", 0, close) if close >= 0 else -1
+    return text[open_ + len("<reasoning>"):close] if open_ >= 0 else text
+
+
+def _tokens(n_chars: int) -> float:
+    return n_chars / 4
+
+
+def _fragments(text: str) -> list[tuple[int, int]]:
+    """(start, end) slices: paragraphs, cut again before every marker line."""
+    cuts = {0, len(text)}
+    for m in PARAGRAPH_RE.finditer(text):
+        cuts.update((m.start(), m.end()))
+    cuts.update(m.start() for m in MARKER_RE.finditer(text))
+    bounds = sorted(cuts)
+    return [(a, b) for a, b in zip(bounds, bounds[1:]) if text[a:b].strip()]
+
+
+def _split_long(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """Pack the sentences of text[a:b] greedily into pieces of at most MAX_TOKENS."""
+    sentence_starts = [a] + [m.end() for m in SENTENCE_END_RE.finditer(text, a, b) if m.end() < b]
+    sentences = list(zip(sentence_starts, sentence_starts[1:] + [b]))
+    pieces: list[tuple[int, int]] = []
+    for s, e in sentences:
+        if pieces and _tokens(e - pieces[-1][0]) <= MAX_TOKENS:
+            pieces[-1] = (pieces[-1][0], e)
+        else:
+            pieces.append((s, e))
+    return pieces
+
+
+def segment_slices(text: str) -> list[tuple[int, int]]:
+    """Span boundaries as (start, end) offsets into `text` (the reasoning text, already extracted)."""
+    pieces: list[tuple[int, int]] = []
+    for a, b in _fragments(text):
+        pieces += _split_long(text, a, b) if _tokens(b - a) > MAX_TOKENS else [(a, b)]
+    spans: list[tuple[int, int]] = []
+    buf: tuple[int, int] | None = None
+    for a, b in pieces:
+        buf = (buf[0], b) if buf else (a, b)
+        if _tokens(len(text[buf[0]:buf[1]].strip())) >= MIN_TOKENS:
+            spans.append(buf)
+            buf = None
+    if buf:
+        if spans and _tokens(len(text[buf[0]:buf[1]].strip())) < TAIL_TOKENS:
+            spans[-1] = (spans[-1][0], buf[1])
+        else:
+            spans.append(buf)
+    return spans
+
+
+def segment(text: str) -> list[str]:
+    """The spans of a response's reasoning, each stripped; [] for empty or non-string input."""
+    if not isinstance(text, str):
+        return []
+    body = reasoning_text(text)
+    return [body[a:b].strip() for a, b in segment_slices(body)]
+
+
+def span_lengths(spans: list[str], tokenizer=None) -> list[int]:
+    """Length of each span in tokens of `tokenizer` (a HF tokenizer), or characters / 4 without one."""
+    if tokenizer is None:
+        return [round(_tokens(len(s))) for s in spans]
+    return [len(ids) for ids in tokenizer(spans, add_special_tokens=False)["input_ids"]] if spans else []
