@@ -1,0 +1,406 @@
+"""Pattern (nonograms) from Simon Tatham's collection: fill cells so every row and column shows
+its clue, the lengths of its runs of filled cells in order.
+
+Game ID (Tatham's format): `WxH:` then the W column clues (left to right) and the H row clues (top
+to bottom), `/`-separated; the runs of one clue are `.`-separated; an empty line has an empty clue.
+Example `3x2:1/2/1/1.1/2`. Tatham's optional `,...` suffix of pre-filled cells is not supported.
+
+Solver: a complete line solver (every cell that all placements of a line's runs agree on, given what
+is already known) run to a fixpoint, incrementally (a line is re-solved only after one of its
+cells changed) and memoised on (clue, length, known cells); then depth-first search on an
+undecided cell when the lines stall.
+
+Generator (Tatham's algorithm, reimplemented): uniform noise smoothed by one pass of a 3x3 mean
+filter (not across a dimension of 2), thresholded at the median so about half the cells are
+filled; grids with an all-filled or all-empty row or column (in a dimension over 2) are redrawn,
+and so is any grid the line solver alone cannot finish. So every generated puzzle is guaranteed
+solvable one line at a time, without guessing, which also proves its solution unique.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from envs.puzzles.grid import PuzzleEnv
+
+MAX_SIDE = 64
+FILLED, EMPTY = "#", "."
+EXPLAIN_STEPS = 4  # line deductions spelled out in the gold reasoning
+
+
+@dataclass(frozen=True)
+class PatternPuzzle:
+    width: int
+    height: int
+    cols: tuple[tuple[int, ...], ...]  # runs top to bottom, one clue per column
+    rows: tuple[tuple[int, ...], ...]  # runs left to right, one clue per row
+
+
+def runs_of(line: str) -> tuple[int, ...]:
+    return tuple(len(run) for run in line.split(EMPTY) if run)
+
+
+# ------------------------------------------------------------------ line solver
+#
+# A line of n cells is a pair of bitmasks (known filled, known empty); bit i is cell i. For the
+# dynamic programme it is framed by one virtual empty cell on each side: cell j of the frame is
+# line cell j-1, and "position" q is the boundary before frame cell q (0..n+2).
+
+
+def _reverse_bits(x: int, nbits: int) -> int:
+    return int(format(x, f"0{nbits}b")[::-1], 2)
+
+
+def _run_starts(can_fill: int, length: int) -> int:
+    """Bits p where cells p..p+length-1 may all be filled (shift-and by doubling)."""
+    x, have = can_fill, 1
+    while have * 2 <= length:
+        x &= x >> have
+        have *= 2
+    if length > have:
+        x &= x >> (length - have)
+    return x
+
+
+def _prefix_states(clue: tuple[int, ...], can_fill: int, can_empty: int, top: int) -> tuple[list[int], list[int]]:
+    """reach[g]: positions q such that frame cells 0..q-1 can hold the first g runs, each followed
+    by an empty cell (so cell q-1 is empty). fits[g]: starts where run g fits, followed by an
+    empty cell."""
+    # Blockers: positions whose cell cannot be empty, plus a sentinel above the frame. Subtracting
+    # the seeds from the blockers borrows each seed up to the next blocker, setting every position
+    # in between: all positions reachable by stepping over emptiable cells, in a few int ops.
+    blockers = (~can_empty & ((1 << top) - 1)) | (1 << top)
+    free = ~blockers
+    reach = [((blockers - (1 & free)) ^ blockers) | 1]
+    fits = []
+    for length in clue:
+        fit = _run_starts(can_fill, length) & (can_empty >> length)
+        seeds = (reach[-1] & fit) << (length + 1)
+        reach.append(((blockers - (seeds & free)) ^ blockers) | seeds)
+        fits.append(fit)
+    return reach, fits
+
+
+@lru_cache(maxsize=1 << 16)  # a pure function; the cache only saves time (the generator re-asks)
+def solve_line(clue: tuple[int, ...], n: int, filled: int, empty: int) -> tuple[int, int] | None:
+    """(filled, empty) masks of every cell forced by the clue given the known cells, or None if no
+    placement of the runs agrees with them. Complete: a cell stays unknown only if some valid
+    placement fills it and another leaves it empty."""
+    full = (1 << n) - 1
+    top = n + 2
+    frame_ends = 1 | (1 << (n + 1))
+    reach, fits = _prefix_states(clue, (full & ~empty) << 1, ((full & ~filled) << 1) | frame_ends, top)
+    if not reach[-1] >> top & 1:
+        return None
+    # The suffix states are the prefix states of the mirrored line; all k+1 of them are mirrored
+    # back at once by reversing their concatenation (which also reverses their order).
+    back, _ = _prefix_states(clue[::-1], _reverse_bits(full & ~empty, n) << 1,
+                             (_reverse_bits(full & ~filled, n) << 1) | frame_ends, top)
+    k, width = len(clue), top + 1
+    packed = _reverse_bits(sum(b << (h * width) for h, b in enumerate(back)), (k + 1) * width)
+    # suffix[g] bit e: frame cell e is empty and cells e..n+1 can hold runs g..k-1
+    suffix = [(packed >> (g * width)) & ((1 << width) - 1) for g in range(k + 1)]
+    can_empty = 0
+    for g in range(k + 1):
+        can_empty |= (reach[g] >> 1) & suffix[g]
+    can_fill = 0
+    for g, length in enumerate(clue):
+        starts = reach[g] & fits[g] & (suffix[g + 1] >> length)
+        for i in range(length):
+            can_fill |= starts << i
+    return full & ~(can_empty >> 1), full & ~(can_fill >> 1)
+
+
+# ------------------------------------------------------------------ whole-grid propagation
+#
+# Lines 0..H-1 are the rows (bit c = column c), lines H..H+W-1 the columns (bit r = row r).
+# known_f / known_e hold each line's known filled / empty masks; both views of a cell are kept
+# in step.
+
+
+def _lines(puzzle: PatternPuzzle) -> tuple[list, list]:
+    return list(puzzle.rows) + list(puzzle.cols), [puzzle.width] * puzzle.height + [puzzle.height] * puzzle.width
+
+
+def _propagate(puzzle: PatternPuzzle, known_f: list[int], known_e: list[int], dirty: list[bool],
+               trace: list | None = None) -> bool:
+    """Re-solve dirty lines until nothing changes; False on a contradiction. Sweeps rows then
+    columns in order, so the trace reads naturally. Appends (line, new filled, new empty)."""
+    clues, lengths = _lines(puzzle)
+    h = puzzle.height
+    while True in dirty:
+        for i, is_dirty in enumerate(dirty):
+            if not is_dirty:
+                continue
+            dirty[i] = False
+            forced = solve_line(clues[i], lengths[i], known_f[i], known_e[i])
+            if forced is None:
+                return False
+            new_f, new_e = forced[0] & ~known_f[i], forced[1] & ~known_e[i]
+            if not new_f | new_e:
+                continue
+            known_f[i], known_e[i] = forced
+            if trace is not None:
+                trace.append((i, new_f, new_e))
+            first, bit = (h, 1 << i) if i < h else (0, 1 << (i - h))
+            new = new_f | new_e
+            while new:
+                low = new & -new
+                new ^= low
+                j = first + low.bit_length() - 1
+                if low & new_f:
+                    known_f[j] |= bit
+                else:
+                    known_e[j] |= bit
+                dirty[j] = True
+    return True
+
+
+def _row_strings(rows: list[int], width: int) -> list[str]:
+    return [format(bits, f"0{width}b")[::-1].replace("1", FILLED).replace("0", EMPTY) for bits in rows]
+
+
+def _search(puzzle: PatternPuzzle, max_solutions: int) -> list[list[str]]:
+    """Line propagation, then depth-first branching on a cell of the row with fewest unknowns.
+    An explicit stack, since a deep search would overflow Python's recursion limit."""
+    w, h = puzzle.width, puzzle.height
+    full = (1 << w) - 1
+    n_lines = w + h
+    found: list[list[str]] = []
+    stack = [([0] * n_lines, [0] * n_lines, [True] * n_lines)]
+    while stack and len(found) < max_solutions:
+        known_f, known_e, dirty = stack.pop()
+        if not _propagate(puzzle, known_f, known_e, dirty):
+            continue
+        unknown = [full & ~(known_f[r] | known_e[r]) for r in range(h)]
+        open_rows = [(cells.bit_count(), r) for r, cells in enumerate(unknown) if cells]
+        if not open_rows:
+            found.append(_row_strings(known_f[:h], w))
+            continue
+        r = min(open_rows)[1]
+        c = (unknown[r] & -unknown[r]).bit_length() - 1
+        for fill in (False, True):  # the filled branch is popped first
+            branch_f, branch_e = known_f[:], known_e[:]
+            target = branch_f if fill else branch_e
+            target[r] |= 1 << c
+            target[h + c] |= 1 << r
+            dirty = [False] * n_lines
+            dirty[r] = dirty[h + c] = True
+            stack.append((branch_f, branch_e, dirty))
+    return found
+
+
+def _line_solve(puzzle: PatternPuzzle, trace: list | None = None) -> bool:
+    """True if line deductions alone fill the whole grid (a proof of a unique solution)."""
+    n_lines = puzzle.width + puzzle.height
+    known_f, known_e = [0] * n_lines, [0] * n_lines
+    if not _propagate(puzzle, known_f, known_e, [True] * n_lines, trace):
+        return False
+    full = (1 << puzzle.width) - 1
+    return all(known_f[r] | known_e[r] == full for r in range(puzzle.height))
+
+
+# ------------------------------------------------------------------ generator
+
+
+def _mean3(a: np.ndarray) -> np.ndarray:
+    """Mean of each cell with its neighbours along axis 0 (two at the ends)."""
+    s = a.copy()
+    s[1:] += a[:-1]
+    s[:-1] += a[1:]
+    s[1:-1] /= 3
+    s[[0, -1]] /= 2
+    return s
+
+
+def _smoothed_grid(rng: random.Random, w: int, h: int) -> list[int]:
+    """Tatham's picture: noise, one 3x3 mean pass (clipped at the border), then the cells at or
+    above the median are filled. Rows as bitmasks. The clipped 3x3 mean is separable: a mean
+    down the columns, then along the rows. A side of 2 is not averaged (its two cells would
+    become equal), and a side of 1 has nothing to average."""
+    noise = np.array([rng.random() for _ in range(w * h)]).reshape(h, w)
+    if h > 2:
+        noise = _mean3(noise)
+    if w > 2:
+        noise = _mean3(noise.T).T
+    index = w * h // 2 + (rng.randrange(2) if w & h & 1 else 0)  # odd count: just under or over half
+    threshold = np.sort(noise, axis=None)[index] if index < w * h else np.inf
+    packed = np.packbits(noise >= threshold, axis=1, bitorder="little")
+    return [int.from_bytes(row.tobytes(), "little") for row in packed]
+
+
+def _has_plain_line(rows: list[int], w: int, h: int) -> bool:
+    """An all-filled or all-empty row or column (Tatham: too easy), in a dimension over 2."""
+    full = (1 << w) - 1
+    if w > 2 and any(bits in (0, full) for bits in rows):
+        return True
+    any_filled, all_filled = 0, full
+    for bits in rows:
+        any_filled |= bits
+        all_filled &= bits
+    return h > 2 and (any_filled != full or all_filled != 0)
+
+
+def _check_size(w: int, h: int) -> None:
+    if not (1 <= w <= MAX_SIDE and 1 <= h <= MAX_SIDE):
+        raise ValueError(f"pattern size {w}x{h} is out of range: width and height must be 1..{MAX_SIDE}")
+    if w < 2 and h < 2:
+        raise ValueError("pattern size 1x1: width or height must be at least 2")
+
+
+# ------------------------------------------------------------------ game IDs
+
+
+def _parse_number(text: str, what: str) -> int:
+    if not text or not (text.isascii() and text.isdigit()):
+        raise ValueError(f"{what} {text!r} is not a number")
+    if len(text) > 1 and text[0] == "0":
+        raise ValueError(f"{what} {text!r} has a leading zero")
+    if len(text) > 3:
+        raise ValueError(f"{what} {text!r} is too large")
+    return int(text)
+
+
+def _parse_clue(text: str, what: str, length: int) -> tuple[int, ...]:
+    if not text:
+        return ()
+    bad = sorted(set(text) - set("0123456789."))
+    if bad:
+        raise ValueError(f"{what} clue {text!r} has a bad character {bad[0]!r}")
+    runs = tuple(_parse_number(part, f"{what} run") for part in text.split("."))
+    if 0 in runs:
+        raise ValueError(f"{what} clue {text!r} has a run of length 0 (an empty line has an empty clue)")
+    need = sum(runs) + len(runs) - 1
+    if need > length:
+        raise ValueError(f"{what} clue {text!r} needs {need} cells but the line has {length}")
+    return runs
+
+
+class Pattern(PuzzleEnv):
+    name = "pattern"
+    title = "Pattern"
+    levels = ()
+    ladder = ((5, 5, None), (7, 7, None), (8, 8, None), (10, 10, None), (12, 12, None), (15, 15, None))
+    alphabet = FILLED + EMPTY
+    rules = """
+Pattern is a nonogram. Every cell of the grid is either filled or empty.
+Each row has a clue: the lengths of the runs (blocks of consecutive filled cells) in that row, in
+order from left to right. Each column has a clue: the lengths of the runs in that column, in order
+from top to bottom. Runs in the same line are separated by at least one empty cell, and a line has
+no filled cells other than its runs. A clue of 0 means the line is entirely empty.
+Fill the grid so that every row and every column matches its clue exactly. Nothing else is required
+(filled cells need not be connected).
+"""
+    answer_format = """
+One line per row, top to bottom; each line has one character per column, left to right:
+'#' for a filled cell, '.' for an empty cell. No spaces or other characters.
+"""
+
+    # -------------------------------------------------------------- game IDs
+
+    def decode(self, game_id: str) -> PatternPuzzle:
+        if not isinstance(game_id, str):
+            raise ValueError(f"pattern game ID must be a string, got {type(game_id).__name__}")
+        size, colon, desc = game_id.partition(":")
+        if not colon:
+            raise ValueError(f"pattern game ID {game_id[:40]!r} has no ':' (expected WxH:clues)")
+        ws, x, hs = size.partition("x")
+        if not x:
+            raise ValueError(f"pattern size {size[:40]!r} is not of the form WxH")
+        w, h = _parse_number(ws, "width"), _parse_number(hs, "height")
+        _check_size(w, h)
+        if "," in desc:
+            raise ValueError("pattern game IDs with pre-filled cells (a ',...' suffix) are not supported")
+        parts = desc.split("/")
+        if len(parts) != w + h:
+            raise ValueError(f"pattern {w}x{h} needs {w + h} '/'-separated clues ({w} columns, then {h} rows), "
+                             f"got {len(parts)}")
+        cols = tuple(_parse_clue(parts[c], f"column {c}", h) for c in range(w))
+        rows = tuple(_parse_clue(parts[w + r], f"row {r}", w) for r in range(h))
+        return PatternPuzzle(w, h, cols, rows)
+
+    def encode(self, puzzle: PatternPuzzle) -> str:
+        clues = "/".join(".".join(map(str, clue)) for clue in puzzle.cols + puzzle.rows)
+        return f"{puzzle.width}x{puzzle.height}:{clues}"
+
+    # -------------------------------------------------------------- solving and generating
+
+    def solve(self, puzzle: PatternPuzzle, max_solutions: int = 2) -> list[list[str]]:
+        return _search(puzzle, max_solutions)
+
+    def new_puzzle(self, rng: random.Random, width: int, height: int, level: str | None) -> tuple[PatternPuzzle, list[str]]:
+        _check_size(width, height)
+        while True:
+            rows = _smoothed_grid(rng, width, height)
+            if _has_plain_line(rows, width, height):
+                continue
+            grid = _row_strings(rows, width)
+            puzzle = PatternPuzzle(width, height, tuple(runs_of("".join(col)) for col in zip(*grid)),
+                                   tuple(runs_of(row) for row in grid))
+            if _line_solve(puzzle):
+                return puzzle, grid
+
+    def is_solution(self, puzzle: PatternPuzzle, grid: list[str]) -> bool:
+        if not isinstance(grid, (list, tuple)) or len(grid) != puzzle.height:
+            return False
+        for row in grid:
+            if not isinstance(row, str) or len(row) != puzzle.width or row.strip(FILLED + EMPTY):
+                return False
+        return (all(runs_of(row) == clue for row, clue in zip(grid, puzzle.rows))
+                and all(runs_of("".join(col)) == clue for col, clue in zip(zip(*grid), puzzle.cols)))
+
+    # -------------------------------------------------------------- text
+
+    def initial_board(self, puzzle: PatternPuzzle) -> list[str]:
+        return [EMPTY * puzzle.width] * puzzle.height
+
+    def describe(self, puzzle: PatternPuzzle) -> str:
+        cols = [[str(n) for n in clue] or ["0"] for clue in puzzle.cols]
+        rows = [" ".join(map(str, clue)) or "0" for clue in puzzle.rows]
+        cell = max(len(n) for col in cols for n in col)
+        left, depth = max(map(len, rows)), max(map(len, cols))
+        lines = ["Column clues are stacked above their columns (read top to bottom); row clues stand "
+                 "left of their rows (read left to right); ? marks a cell still to be decided."]
+        for k in range(depth):  # bottom-aligned, so each clue ends just above the grid
+            numbers = [col[k - depth + len(col)] if k >= depth - len(col) else "" for col in cols]
+            lines.append((" " * (left + 2) + " ".join(n.rjust(cell) for n in numbers)).rstrip())
+        lines.append(" " * (left + 1) + "+" + "-" * (puzzle.width * (cell + 1) - 1))
+        board = " ".join(["?".rjust(cell)] * puzzle.width)
+        lines += [f"{text.rjust(left)} |{board}" for text in rows]
+        lines.append("Row clues (run lengths from left to right; 0 = empty row):")
+        lines += [f"  row {r}: {text}" for r, text in enumerate(rows)]
+        lines.append("Column clues (run lengths from top to bottom; 0 = empty column):")
+        lines += [f"  column {c}: {' '.join(col)}" for c, col in enumerate(cols)]
+        return "\n".join(lines)
+
+    def explain(self, puzzle: PatternPuzzle, solution: list[str]) -> str:
+        trace: list = []
+        solved = _line_solve(puzzle, trace)
+        h = puzzle.height
+        out = ["Solve one line at a time: try every placement of a line's runs that agrees with the "
+               "cells already known; a cell filled in every placement is filled, a cell empty in "
+               "every placement is empty."]
+        for i, new_f, new_e in trace[:EXPLAIN_STEPS]:
+            kind, index = ("Row", i) if i < h else ("Column", i - h)
+            clue = (puzzle.rows + puzzle.cols)[i]
+            found = [f"{_cells(new_f, kind, index)} filled" if new_f else "",
+                     f"{_cells(new_e, kind, index)} empty" if new_e else ""]
+            out.append(f"- {kind} {index} (clue {' '.join(map(str, clue)) or '0'}): "
+                       + "; ".join(part for part in found if part) + ".")
+        if not solved:
+            out.append("Line deductions alone stall here; trying a value for an undecided cell and following "
+                       "the line deductions to a contradiction (or to the end) finishes the grid.")
+        elif len(trace) > EXPLAIN_STEPS:
+            out.append("...and repeating this over the rows and columns fills in the rest of the grid.")
+        return "\n".join(out)
+
+
+def _cells(mask: int, kind: str, index: int, limit: int = 6) -> str:
+    """The (row, column) coordinates of a line's cells in `mask`, at most `limit` of them."""
+    positions = [b for b in range(mask.bit_length()) if mask >> b & 1]
+    coords = [f"({index},{b})" if kind == "Row" else f"({b},{index})" for b in positions]
+    extra = f" and {len(coords) - limit} more" if len(coords) > limit else ""
+    return ", ".join(coords[:limit]) + extra
