@@ -1,0 +1,602 @@
+"""Galaxies (Nikoli's Tentai Show, Tatham's "Galaxies"): game-ID codec, level-graded solver,
+generator, rule checker and prompt text.
+
+Rules: split the grid into regions, each containing exactly one dot, connected, and symmetric
+under a 180-degree rotation about its dot. Dots sit at cell centres, edge midpoints or vertices;
+every cell touching a dot belongs to that dot's region.
+
+Coordinates. Tatham works on the doubled grid: cell (r, c) has centre (2r+1, 2c+1), so a point
+(y, x) with 0 < y < 2H, 0 < x < 2W is a cell centre (both odd), an edge midpoint (one even) or a
+vertex (both even). Game ID `WxH:desc` scans those interior points row by row: `a`-`y` skip 0-24
+points then place a dot, `z` skips 25 (upper case `A`-`Y` are his picture generator's black dots,
+kept only so such IDs round-trip). Dot i in scan order has label ALPHABET[i] in solutions.
+
+Solver. Candidates are bitboards: cell (r, c) is bit r*(W+1)+c (the spare column stops shifts
+from wrapping between rows) and P[k] holds the cells that may still belong to dot k. Mirroring
+through a dot is "reverse the bits, then shift", so symmetry costs a string reversal, and
+reachability is a flood fill by shifts.
+
+Levels are defined by `_propagate`, which restates the deductions of Tatham's Normal solver in
+candidate form and repeats them to a fixpoint:
+  - a cell touching a dot belongs to it;
+  - symmetry: a cell may belong to dot k only if its mirror image through k is on the grid and may
+    belong to k, and a cell known to be k makes its mirror k;
+  - reachability: a cell may belong to k only if it connects to k's dot through cells that may
+    belong to k (his "expand dots"; it subsumes his "lines opposite" and "one possible dot");
+    a cell with a single candidate is decided;
+  - exclaves: cells known to be k but cut off from k's dot, with one free neighbour that may be
+    k, extend into it.
+  normal        the deductions above solve the puzzle.
+  unreasonable  unique, but the deductions stall, so case analysis (search) is needed. Tatham also
+                caps his recursion at depth 5 (deeper puzzles are rejected); we do not.
+Because candidates remember every elimination, this is slightly stronger than Tatham's Normal: all
+his normal fixtures grade normal, and a few of his unreasonable ones do too (tests/test_galaxies.py
+pins the count).
+
+Generator: Tatham's idea (re-implemented, with bitboards): visit the grid points in random order;
+each unassigned cell or pair of cells either joins a neighbouring region (growing it
+symmetrically, or moving its dot to the new centre of gravity) or, failing that, a new dot is put
+there. Of a few such layouts the most "wiggly" (most inward corners) is kept; it becomes a puzzle
+if the graded solver gives it the requested level, else we start again.
+"""
+from __future__ import annotations
+
+import functools
+import random
+import string
+from dataclasses import dataclass, field
+
+from envs.puzzles.grid import PuzzleEnv
+
+ALPHABET = string.ascii_uppercase + string.ascii_lowercase + string.digits
+MIN_SIDE, MAX_SIDE = 3, 64  # Tatham refuses sides under 3; 64 keeps bitboards and prompts sane
+LAYOUT_TRIES = 10  # as Tatham: keep the wiggliest of 10 layouts (more inward corners, harder puzzles)
+NORMAL, UNREASONABLE = "normal", "unreasonable"
+
+
+@dataclass(frozen=True)
+class GalaxiesPuzzle:
+    width: int
+    height: int
+    dots: tuple[tuple[int, int], ...]  # (y, x) in doubled coordinates, in game-ID scan order
+    black: frozenset[int] = field(default_factory=frozenset)  # indices of upper-case (black) dots
+
+
+# ---------------------------------------------------------------- geometry and bitboards
+
+@dataclass(frozen=True)
+class _Geometry:
+    width: int
+    height: int
+    stride: int  # bits per row: width + one spare column
+    full: int  # every cell
+    # interior point (y, x) -> (cells touching it, cells with an on-grid mirror image through it,
+    # mirror shift: bit i maps to bit shift - i under the rotation about the point)
+    points: dict[tuple[int, int], tuple[int, int, int]]
+
+    def bit(self, r: int, c: int) -> int:
+        return 1 << (r * self.stride + c)
+
+    def cells(self, bits: int) -> list[tuple[int, int]]:
+        out = []
+        while bits:
+            low = bits & -bits
+            out.append(divmod(low.bit_length() - 1, self.stride))
+            bits ^= low
+        return out
+
+    def neighbours(self, bits: int) -> int:
+        s = self.stride
+        return (bits << 1 | bits >> 1 | bits << s | bits >> s) & self.full & ~bits
+
+
+@functools.lru_cache(maxsize=32)  # a pure function of the size: cached, not state
+def _geometry(width: int, height: int) -> _Geometry:
+    s = width + 1
+    row_upto = [0]  # row_upto[r]: cells in rows < r
+    for r in range(height):
+        row_upto.append(row_upto[-1] | ((1 << width) - 1) << (r * s))
+    col_upto = [0]  # col_upto[c]: cells in columns < c
+    for c in range(width):
+        col_upto.append(col_upto[-1] | sum(1 << (r * s + c) for r in range(height)))
+    points = {}
+    for y in range(1, 2 * height):
+        rows = (y // 2,) if y % 2 else (y // 2 - 1, y // 2)
+        row_mask = row_upto[min(height, y)] ^ row_upto[max(0, y - height)]
+        for x in range(1, 2 * width):
+            cols = (x // 2,) if x % 2 else (x // 2 - 1, x // 2)
+            touching = sum(1 << (r * s + c) for r in rows for c in cols)
+            mirrorable = row_mask & (col_upto[min(width, x)] ^ col_upto[max(0, x - width)])
+            points[y, x] = (touching, mirrorable, (y - 1) * s + (x - 1))
+    return _Geometry(width, height, s, row_upto[-1], points)
+
+
+def _mirror(bits: int, shift: int) -> int:
+    """Rotate a set of cells by 180 degrees; the cells must have on-grid mirror images."""
+    if not bits:
+        return 0
+    top = bits.bit_length() - 1
+    rev = int(bin(bits)[:1:-1], 2)  # bit i -> bit top - i
+    return rev << (shift - top) if shift >= top else rev >> (top - shift)
+
+
+def _flood(seed: int, allowed: int, s: int) -> int:
+    """Cells of `allowed` connected to `seed` (which must lie inside `allowed`)."""
+    f = seed
+    while True:
+        g = (f | f << 1 | f >> 1 | f << s | f >> s) & allowed
+        if g == f:
+            return f
+        f = g
+
+
+# ---------------------------------------------------------------- solver
+
+@dataclass(frozen=True)
+class _Board:
+    """What propagation needs about one puzzle: per dot, its touching cells and mirror shift."""
+    geo: _Geometry
+    seeds: tuple[int, ...]
+    shifts: tuple[int, ...]
+    start: tuple[int, ...]  # initial candidates per dot
+
+
+def _board(p: GalaxiesPuzzle) -> _Board:
+    g = _geometry(p.width, p.height)
+    seeds, mirrorable, shifts = zip(*(g.points[dot] for dot in p.dots))
+    taken = sum(seeds)  # seeds are disjoint (decode checks)
+    start = tuple(m & ~(taken ^ seed) for m, seed in zip(mirrorable, seeds))
+    return _Board(g, seeds, shifts, start)
+
+
+def _propagate(P: list[int], bd: _Board, dirty, exclaves: bool = True, log: list | None = None) -> int | None:
+    """Apply the level deductions (module docstring) to P in place until nothing changes.
+
+    `dirty`: dots whose candidates changed since they were last made symmetric and connected.
+    Returns the mask of decided cells, or None on a contradiction. With `log`, appends
+    (kind, dot, cells, cause) for each batch of decided cells, in order."""
+    g, seeds, shifts = bd.geo, bd.seeds, bd.shifts
+    s, full, n = g.stride, g.full, len(P)
+    claimed = known = 0  # claimed: cells whose decision was logged by the rule that made it
+    while True:
+        for k in dirty:
+            p = P[k]
+            p &= _mirror(p, shifts[k])
+            if seeds[k] & ~p:
+                return None
+            P[k] = _flood(seeds[k], p, s)
+        dirty = set()
+        once = twice = 0
+        for p in P:
+            twice |= once & p
+            once |= p
+        if once != full:
+            return None
+        single = once & ~twice
+        new, known = single & ~known, single
+        if log is not None:
+            for k in range(n):
+                if P[k] & new & ~claimed:
+                    log.append(("only", k, P[k] & new & ~claimed, 0))
+        if single == full:
+            return single
+        # a decided cell decides its mirror image too
+        for k in range(n):
+            d = P[k] & new
+            if d:
+                claim = _mirror(d, shifts[k]) & ~single
+                if claim:
+                    for j in range(n):
+                        if j != k and P[j] & claim:
+                            P[j] &= ~claim
+                            dirty.add(j)
+                    if log is not None:
+                        log.append(("mirror", k, claim, d))
+                        claimed |= claim
+        if dirty or not exclaves:
+            if not dirty:
+                return single
+            continue
+        for k in range(n):
+            mine = P[k] & single
+            rest = mine & ~_flood(seeds[k], mine, s)
+            while rest:
+                part = _flood(rest & -rest, rest, s)
+                rest &= ~part
+                free = g.neighbours(part) & P[k] & ~single
+                if free and not free & (free - 1):  # exactly one way out
+                    for j in range(n):
+                        if j != k and P[j] & free:
+                            P[j] &= ~free
+                            dirty.add(j)
+                    if log is not None and not free & claimed:
+                        log.append(("exclave", k, free, part))
+                        claimed |= free
+        if not dirty:
+            return single
+
+
+def _counts(P: list[int]) -> tuple[int, int, int]:
+    """Cells with at least one, two and three candidates."""
+    once = twice = thrice = 0
+    for p in P:
+        thrice |= twice & p
+        twice |= once & p
+        once |= p
+    return once, twice, thrice
+
+
+def _branch_cell(P: list[int]) -> int:
+    """An undecided cell with the fewest candidates (lowest bit of those)."""
+    _, twice, thrice = _counts(P)
+    pool = twice & ~thrice or twice
+    return pool & -pool
+
+
+def _search(P: list[int], bd: _Board, dirty, limit: int, out: list) -> None:
+    """Append up to `limit` complete candidate lists (one per solution) to `out`."""
+    single = _propagate(P, bd, dirty)
+    if single is None:
+        return
+    if single == bd.geo.full:
+        out.append(P)
+        return
+    cell = _branch_cell(P)
+    for k in range(len(P)):
+        if P[k] & cell:
+            Q = P[:]
+            changed = [j for j in range(len(Q)) if j != k and Q[j] & cell]
+            for j in changed:
+                Q[j] &= ~cell
+            _search(Q, bd, changed, limit, out)
+            if len(out) >= limit:
+                return
+
+
+def _grid(P: list[int], g: _Geometry) -> list[str]:
+    rows = [["?"] * g.width for _ in range(g.height)]
+    for k, p in enumerate(P):
+        for r, c in g.cells(p):
+            rows[r][c] = ALPHABET[k]
+    return ["".join(row) for row in rows]
+
+
+# ---------------------------------------------------------------- generator
+
+def _layout(rng: random.Random, g: _Geometry) -> dict[tuple[int, int], int]:
+    """One random valid partition, as {dot point (y, x): region cells}."""
+    maxsz = int((g.width * g.height) ** 0.5) * 2  # Tatham's cap on the size of a region that grows
+    owner: dict[int, tuple[int, int]] = {}  # cell bit -> its dot
+    regions: dict[tuple[int, int], int] = {}
+    assigned = 0
+    order = sorted(g.points, key=lambda _: rng.random())  # a shuffle, at C speed
+
+    def take(dot, cells):
+        nonlocal assigned
+        regions[dot] = regions.get(dot, 0) | cells
+        assigned |= cells
+        while cells:
+            low = cells & -cells
+            owner[low] = dot
+            cells ^= low
+
+    def grow(dot, block, y, x) -> bool:
+        """Add `block` (centred on point (y, x)) to the region of `dot`, growing it or moving the dot."""
+        region = regions[dot]
+        _, mirrorable, shift = g.points[dot]
+        if not block & ~mirrorable and not _mirror(block, shift) & assigned:
+            take(dot, block | _mirror(block, shift))
+            return True
+        # move the dot to the centre of gravity of region + block, if that is a grid point; a
+        # region is symmetric about its dot, so its coordinates sum to size times the dot's
+        n, nb = region.bit_count(), block.bit_count()
+        cy, ry = divmod(dot[0] * n + y * nb, n + nb)
+        cx, rx = divmod(dot[1] * n + x * nb, n + nb)
+        if ry or rx:
+            return False
+        seed, mirrorable, shift = g.points[cy, cx]
+        union = region | block
+        if union & ~mirrorable:
+            return False
+        new = union | _mirror(union, shift)
+        # Tatham does not check the last two; we keep every region connected around its dot
+        if new & assigned & ~region or seed & ~new or _flood(seed, new, g.stride) != new:
+            return False
+        del regions[dot]
+        take((cy, cx), new)
+        return True
+
+    for i, (y, x) in enumerate(order):
+        touching = g.points[y, x][0]
+        if touching & assigned:
+            continue  # taken cells neither join a region again nor get a dot
+        if y % 2 or x % 2:  # vertices only ever get dots: growing by 2x2 blocks makes big regions
+            around = g.neighbours(touching) & assigned
+            dots = []
+            while around:
+                low = around & -around
+                dots.append(owner[low])
+                around ^= low
+            if len(dots) > 1:
+                rng.shuffle(dots)
+            if any(regions[d].bit_count() < maxsz and grow(d, touching, y, x) for d in dots):
+                continue
+        if (y % 2) != (x % 2) and i % 2:
+            continue  # as Tatham: edges get half the chances of a dot
+        take((y, x), touching)
+    return regions
+
+
+def _wiggliness(regions, g: _Geometry) -> int:
+    """Inward corners: a cell outside a region with region cells on two sides at a right angle."""
+    s, full = g.stride, g.full
+    total = 0
+    for cells in regions.values():
+        up, down = cells >> s, (cells << s) & full
+        left, right = cells >> 1 & full, (cells << 1) & full
+        outside = ~cells
+        for a, b in ((up, left), (down, right), (left, down), (right, up)):
+            total += (a & b & outside).bit_count()
+    return total
+
+
+# ---------------------------------------------------------------- the env
+
+class Galaxies(PuzzleEnv):
+    name = "galaxies"
+    title = "Galaxies"
+    levels = (NORMAL, UNREASONABLE)
+    ladder = ((5, 5, NORMAL), (6, 6, NORMAL), (7, 7, NORMAL), (7, 7, UNREASONABLE),
+              (8, 8, UNREASONABLE), (10, 10, NORMAL), (10, 10, UNREASONABLE))
+    alphabet = ALPHABET
+    rules = """
+Divide the grid into regions ("galaxies") so that:
+- every cell belongs to exactly one region and every region contains exactly one dot;
+- every region is connected (its cells are joined through shared edges, not just corners);
+- every region is symmetric under a 180-degree rotation about its dot: the mirror image through
+  the dot of each of its cells is also in the region. For a dot touching rows a..b and columns
+  c..d (a = b for a dot in a cell's row, etc.), the mirror image of cell (r, col) is
+  (a + b - r, c + d - col);
+- a dot sits at the centre of a cell, on the midpoint of the edge between two cells, or on the
+  vertex where four cells meet, and every cell it touches belongs to its region.
+"""
+    answer_format = """
+One line per grid row, one character per cell: the label of the region containing the cell.
+Labels are single characters from A-Z, a-z, 0-9. Using each dot's letter (listed above) for its
+region is simplest, but any labels are accepted as long as the cells of one region share a label
+and different regions have different labels.
+"""
+
+    # ------------------------------------------------------------ codec
+
+    def decode(self, game_id: str) -> GalaxiesPuzzle:
+        if not isinstance(game_id, str):
+            raise ValueError("a game ID must be a string")
+        params, colon, desc = game_id.partition(":")
+        ws, x, hs = params.partition("x")
+        if not colon or not x:
+            raise ValueError(f"game ID {game_id[:40]!r} is not of the form WxH:dots")
+        if not all(v.isascii() and v.isdigit() for v in (ws, hs)):
+            raise ValueError(f"size {params[:40]!r} is not WxH with whole numbers, e.g. 7x7")
+        if not all(len(v) <= 3 and MIN_SIDE <= int(v) <= MAX_SIDE for v in (ws, hs)):
+            raise ValueError(f"size {params[:40]}: width and height must be {MIN_SIDE} to {MAX_SIDE}")
+        w, h = int(ws), int(hs)
+        cols, npoints = 2 * w - 1, (2 * w - 1) * (2 * h - 1)
+        dots, black, i = [], set(), 0
+        for ch in desc:
+            if ch == "z":
+                i += 25
+                continue
+            if "a" <= ch <= "y":
+                i += ord(ch) - ord("a")
+            elif "A" <= ch <= "Y":
+                i += ord(ch) - ord("A")
+                black.add(len(dots))
+            else:
+                raise ValueError(f"invalid character {ch!r} in the dots (expected a-z or A-Y)")
+            if i >= npoints:
+                raise ValueError(f"a dot lies past the end of the {w}x{h} grid")
+            dots.append((i // cols + 1, i % cols + 1))
+            i += 1
+        if desc.endswith("z"):
+            raise ValueError("the dots end with 'z', a skip with no dot after it")
+        if not dots:
+            raise ValueError("the puzzle has no dots")
+        if len(dots) > len(ALPHABET):
+            raise ValueError(f"{len(dots)} dots: at most {len(ALPHABET)} can be labelled A-Z a-z 0-9")
+        g = _geometry(w, h)
+        taken = 0
+        for k, (y, x) in enumerate(dots):
+            seed = g.points[y, x][0]
+            if seed & taken:
+                r, c = g.cells(seed & taken)[0]
+                raise ValueError(f"dots too close together: dot {ALPHABET[k]} and an earlier dot both touch cell ({r}, {c})")
+            taken |= seed
+        return GalaxiesPuzzle(w, h, tuple(dots), frozenset(black))
+
+    def encode(self, puzzle: GalaxiesPuzzle) -> str:
+        cols = 2 * puzzle.width - 1
+        out, prev = [], -1
+        for k, (y, x) in enumerate(puzzle.dots):
+            i = (y - 1) * cols + (x - 1)
+            run = i - prev - 1
+            out.append("z" * (run // 25) + chr(ord("A" if k in puzzle.black else "a") + run % 25))
+            prev = i
+        return f"{puzzle.width}x{puzzle.height}:" + "".join(out)
+
+    # ------------------------------------------------------------ solving
+
+    def solve(self, puzzle: GalaxiesPuzzle, max_solutions: int = 2) -> list[list[str]]:
+        bd = _board(puzzle)
+        out: list = []
+        if max_solutions > 0:
+            _search(list(bd.start), bd, range(len(bd.start)), max_solutions, out)
+        return [_grid(P, bd.geo) for P in out]
+
+    def grade(self, puzzle: GalaxiesPuzzle) -> str | None:
+        """normal / unreasonable (module docstring); None if not uniquely solvable."""
+        bd = _board(puzzle)
+        P = list(bd.start)
+        single = _propagate(P, bd, range(len(P)))
+        if single is None:
+            return None
+        if single == bd.geo.full:
+            return NORMAL
+        out: list = []
+        _search(P, bd, (), 2, out)
+        return UNREASONABLE if len(out) == 1 else None
+
+    def new_puzzle(self, rng: random.Random, width: int, height: int, level: str | None) -> tuple[GalaxiesPuzzle, list[str]]:
+        level = level or NORMAL
+        g = _geometry(width, height)
+        while True:
+            best, score = None, -1
+            for _ in range(LAYOUT_TRIES):
+                regions = _layout(rng, g)
+                wiggles = _wiggliness(regions, g)
+                if len(regions) > 1 and wiggles > score:
+                    best, score = regions, wiggles
+            if best is None or len(best) > len(ALPHABET):
+                continue
+            puzzle = GalaxiesPuzzle(width, height, tuple(sorted(best)))
+            bd = _board(puzzle)
+            P = list(bd.start)
+            single = _propagate(P, bd, range(len(P)))
+            if single is None:
+                continue  # cannot happen for a valid layout; be safe rather than loop on it
+            if level == NORMAL:
+                if single == g.full:
+                    return puzzle, _grid(P, g)
+                continue
+            if single == g.full:
+                continue  # too easy
+            out: list = []
+            _search(P, bd, (), 2, out)
+            if len(out) == 1:
+                return puzzle, _grid(out[0], g)
+
+    # ------------------------------------------------------------ checking
+
+    def is_solution(self, puzzle: GalaxiesPuzzle, grid: list[str]) -> bool:
+        w, h = puzzle.width, puzzle.height
+        if len(grid) != h or any(len(row) != w for row in grid):
+            return False
+        label_dot = {}
+        for k, (y, x) in enumerate(puzzle.dots):
+            rows = (y // 2,) if y % 2 else (y // 2 - 1, y // 2)
+            cols = (x // 2,) if x % 2 else (x // 2 - 1, x // 2)
+            labels = {grid[r][c] for r in rows for c in cols}
+            if len(labels) != 1:
+                return False  # a dot split between regions
+            label = labels.pop()
+            if label in label_dot:
+                return False  # two dots in one region
+            label_dot[label] = (y, x, rows[0], cols[0])
+        cells: dict[str, list[tuple[int, int]]] = {}
+        for r, row in enumerate(grid):
+            for c, ch in enumerate(row):
+                cells.setdefault(ch, []).append((r, c))
+        if cells.keys() != label_dot.keys():
+            return False  # a region without a dot
+        for label, members in cells.items():
+            y, x, r0, c0 = label_dot[label]
+            for r, c in members:
+                mr, mc = y - 1 - r, x - 1 - c
+                if not (0 <= mr < h and 0 <= mc < w) or grid[mr][mc] != label:
+                    return False  # not symmetric about its dot
+            seen, stack = {(r0, c0)}, [(r0, c0)]
+            while stack:
+                r, c = stack.pop()
+                for nr, nc in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+                    if 0 <= nr < h and 0 <= nc < w and (nr, nc) not in seen and grid[nr][nc] == label:
+                        seen.add((nr, nc))
+                        stack.append((nr, nc))
+            if len(seen) != len(members):
+                return False  # not connected
+        return True
+
+    def cell_matches(self, puzzle: GalaxiesPuzzle, grid: list[str], solution: list[str]) -> list[list[bool]]:
+        """Labels are free, so answer labels are matched to solution labels one-to-one, greedily by
+        the number of cells they share (most first; ties by label order). A cell matches when its
+        label maps to the solution's label there. Cells outside the alphabet ('.') never match."""
+        overlap: dict[tuple[str, str], int] = {}
+        for grow, srow in zip(grid, solution):
+            for a, b in zip(grow, srow):
+                if a in ALPHABET:
+                    overlap[a, b] = overlap.get((a, b), 0) + 1
+        mapping, used = {}, set()
+        for (a, b), _ in sorted(overlap.items(), key=lambda item: (-item[1], item[0])):
+            if a not in mapping and b not in used:
+                mapping[a] = b
+                used.add(b)
+        return [[mapping.get(a) == b for a, b in zip(grow, srow)] for grow, srow in zip(grid, solution)]
+
+    # ------------------------------------------------------------ text
+
+    def initial_board(self, puzzle: GalaxiesPuzzle) -> list[str]:
+        return ["." * puzzle.width] * puzzle.height
+
+    def describe(self, puzzle: GalaxiesPuzzle) -> str:
+        w, h = puzzle.width, puzzle.height
+        pic = [[" "] * (2 * w + 1) for _ in range(2 * h + 1)]
+        for y in range(2 * h + 1):
+            for x in range(2 * w + 1):
+                if y in (0, 2 * h) or x in (0, 2 * w):
+                    pic[y][x] = "+" if y in (0, 2 * h) and x in (0, 2 * w) else "-" if y in (0, 2 * h) else "|"
+                elif y % 2 and x % 2:
+                    pic[y][x] = "."
+        lines = []
+        for k, (y, x) in enumerate(puzzle.dots):
+            pic[y][x] = ALPHABET[k]
+            lines.append(f"dot {ALPHABET[k]}: {_where(y, x)}")
+        return (
+            f"The board as a {2 * h + 1}x{2 * w + 1} character picture: '.' is a cell centre, and a letter "
+            "is a dot drawn where it sits (in place of a '.' at a cell centre, between two '.' on the "
+            "edge they share, or in a blank row between four cells on their shared vertex).\n\n"
+            + "\n".join("".join(row) for row in pic)
+            + f"\n\n{len(puzzle.dots)} dots (coordinates are (row, column)):\n" + "\n".join(lines)
+        )
+
+    def explain(self, puzzle: GalaxiesPuzzle, solution: list[str]) -> str:
+        bd = _board(puzzle)
+        g = bd.geo
+        P, log = list(bd.start), []
+        single = _propagate(P, bd, range(len(P)), log=log)
+        fmt = lambda bits: ", ".join(f"({r}, {c})" for r, c in g.cells(bits))  # noqa: E731
+        steps = ["Every cell touching a dot belongs to that dot's region."]
+        for kind, k, cells, cause in log:
+            if len(steps) > 4:
+                break
+            label = ALPHABET[k]
+            many = cells & (cells - 1)
+            if kind == "only":
+                if cells & ~sum(bd.seeds):
+                    steps.append(f"Cell{'s' * bool(many)} {fmt(cells & ~sum(bd.seeds))} can only belong to {label}: "
+                                 "no other dot reaches there with a mirror cell available.")
+            elif kind == "mirror":
+                steps.append(f"{label} holds {fmt(cause)}, so it also holds the mirror image{'s' * bool(many)} "
+                             f"through dot {label}: {fmt(cells)}.")
+            else:
+                steps.append(f"The {label} cells {fmt(cause)} are cut off from dot {label} except through "
+                             f"{fmt(cells)}, which must therefore be {label}.")
+        if single is not None and single != g.full:
+            cell = _branch_cell(P)
+            (r, c), = g.cells(cell)
+            options = [ALPHABET[k] for k in range(len(P)) if P[k] & cell]
+            steps.append(f"These deductions then stall. Cell ({r}, {c}) could be {' or '.join(options)}; "
+                         f"every choice but {solution[r][c]} leads to no solution, so it is {solution[r][c]}.")
+        steps.append("...and the rest follows in the same way.")
+        return "\n".join(steps)
+
+
+def _where(y: int, x: int) -> str:
+    """A dot's position in words, from its doubled coordinates."""
+    r, c = y // 2, x // 2
+    if y % 2 and x % 2:
+        return f"centre of cell ({r}, {c})"
+    if y % 2:
+        return f"on the edge between cells ({r}, {c - 1}) and ({r}, {c}) (row {r}, columns {c - 1}-{c})"
+    if x % 2:
+        return f"on the edge between cells ({r - 1}, {c}) and ({r}, {c}) (rows {r - 1}-{r}, column {c})"
+    return (f"on the vertex between rows {r - 1}-{r} and columns {c - 1}-{c} "
+            f"(touching cells ({r - 1}, {c - 1}), ({r - 1}, {c}), ({r}, {c - 1}), ({r}, {c}))")
