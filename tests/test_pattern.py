@@ -218,3 +218,10 @@ def test_explain_reports_true_deductions():
                 if coord.startswith("("):
                     r, c = map(int, coord.strip("()").split(","))
                     assert solution[r][c] == ("#" if state == "filled" else ".")
+
+
+def test_decode_errors_stay_short_on_huge_input():
+    for huge in ("x" * 100_000, "5x5:" + "1" * 100_000, "2x2:1/1/1/" + "#" * 100_000):
+        with pytest.raises(ValueError) as e:
+            ENV.decode(huge)
+        assert len(str(e.value)) < 200

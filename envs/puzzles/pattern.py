@@ -70,8 +70,10 @@ def _prefix_states(clue: tuple[int, ...], can_fill: int, can_empty: int, top: in
     by an empty cell (so cell q-1 is empty). fits[g]: starts where run g fits, followed by an
     empty cell."""
     # Blockers: positions whose cell cannot be empty, plus a sentinel above the frame. Subtracting
-    # the seeds from the blockers borrows each seed up to the next blocker, setting every position
-    # in between: all positions reachable by stepping over emptiable cells, in a few int ops.
+    # a seed from the blockers borrows from the next blocker up, so (blockers - seed) ^ blockers
+    # sets every position from the seed to that blocker: all positions reachable by stepping over
+    # emptiable cells, in a few int ops. A second seed in the same stretch only clears its own
+    # bit, and a seed on a blocker must not borrow at all, so seeds are OR-ed back afterwards.
     blockers = (~can_empty & ((1 << top) - 1)) | (1 << top)
     free = ~blockers
     reach = [((blockers - (1 & free)) ^ blockers) | 1]
@@ -103,6 +105,9 @@ def solve_line(clue: tuple[int, ...], n: int, filled: int, empty: int) -> tuple[
     packed = _reverse_bits(sum(b << (h * width) for h, b in enumerate(back)), (k + 1) * width)
     # suffix[g] bit e: frame cell e is empty and cells e..n+1 can hold runs g..k-1
     suffix = [(packed >> (g * width)) & ((1 << width) - 1) for g in range(k + 1)]
+    # A cell can be empty where it closes a prefix holding runs 0..g-1 and opens a suffix
+    # holding runs g..k-1; a cell can be filled where it lies in a run g that fits between such
+    # a prefix and suffix.
     can_empty = 0
     for g in range(k + 1):
         can_empty |= (reach[g] >> 1) & suffix[g]
@@ -227,7 +232,7 @@ def _smoothed_grid(rng: random.Random, w: int, h: int) -> list[int]:
     if w > 2:
         noise = _mean3(noise.T).T
     index = w * h // 2 + (rng.randrange(2) if w & h & 1 else 0)  # odd count: just under or over half
-    threshold = np.sort(noise, axis=None)[index] if index < w * h else np.inf
+    threshold = np.sort(noise, axis=None)[index]
     packed = np.packbits(noise >= threshold, axis=1, bitorder="little")
     return [int.from_bytes(row.tobytes(), "little") for row in packed]
 
@@ -254,13 +259,18 @@ def _check_size(w: int, h: int) -> None:
 # ------------------------------------------------------------------ game IDs
 
 
+def _show(text: str) -> str:
+    """A string for an error message, cut short: game IDs come from outside."""
+    return repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
+
+
 def _parse_number(text: str, what: str) -> int:
     if not text or not (text.isascii() and text.isdigit()):
-        raise ValueError(f"{what} {text!r} is not a number")
+        raise ValueError(f"{what} {_show(text)} is not a number")
     if len(text) > 1 and text[0] == "0":
-        raise ValueError(f"{what} {text!r} has a leading zero")
+        raise ValueError(f"{what} {_show(text)} has a leading zero")
     if len(text) > 3:
-        raise ValueError(f"{what} {text!r} is too large")
+        raise ValueError(f"{what} {_show(text)} is too large")
     return int(text)
 
 
@@ -269,13 +279,13 @@ def _parse_clue(text: str, what: str, length: int) -> tuple[int, ...]:
         return ()
     bad = sorted(set(text) - set("0123456789."))
     if bad:
-        raise ValueError(f"{what} clue {text!r} has a bad character {bad[0]!r}")
+        raise ValueError(f"{what} clue {_show(text)} has a bad character {bad[0]!r}")
     runs = tuple(_parse_number(part, f"{what} run") for part in text.split("."))
     if 0 in runs:
-        raise ValueError(f"{what} clue {text!r} has a run of length 0 (an empty line has an empty clue)")
+        raise ValueError(f"{what} clue {_show(text)} has a run of length 0 (an empty line has an empty clue)")
     need = sum(runs) + len(runs) - 1
     if need > length:
-        raise ValueError(f"{what} clue {text!r} needs {need} cells but the line has {length}")
+        raise ValueError(f"{what} clue {_show(text)} needs {need} cells but the line has {length}")
     return runs
 
 
@@ -306,10 +316,10 @@ One line per row, top to bottom; each line has one character per column, left to
             raise ValueError(f"pattern game ID must be a string, got {type(game_id).__name__}")
         size, colon, desc = game_id.partition(":")
         if not colon:
-            raise ValueError(f"pattern game ID {game_id[:40]!r} has no ':' (expected WxH:clues)")
+            raise ValueError(f"pattern game ID {_show(game_id)} has no ':' (expected WxH:clues)")
         ws, x, hs = size.partition("x")
         if not x:
-            raise ValueError(f"pattern size {size[:40]!r} is not of the form WxH")
+            raise ValueError(f"pattern size {_show(size)} is not of the form WxH")
         w, h = _parse_number(ws, "width"), _parse_number(hs, "height")
         _check_size(w, h)
         if "," in desc:
