@@ -1,2 +1,25 @@
 """RLVE-style procedurally generated environments with an integer difficulty (rewards in [-1, 1])."""
-GYM: dict[str, str] = {}
+GYM: dict[str, str] = {
+    "sorting": "envs.gym.arrays:Sorting",
+    "longest_increasing_subsequence": "envs.gym.arrays:LongestIncreasingSubsequence",
+    "longest_common_subsequence": "envs.gym.arrays:LongestCommonSubsequence",
+    "edit_distance": "envs.gym.arrays:EditDistance",
+    "max_subarray_sum": "envs.gym.arrays:MaxSubarraySum",
+    "inversion_count": "envs.gym.arrays:InversionCount",
+    "longest_palindromic_subsequence": "envs.gym.arrays:LongestPalindromicSubsequence",
+    "sudoku": "envs.gym.sudoku:Sudoku",
+    "hamiltonian_path_existence": "envs.gym.graphs:HamiltonianPathExistence",
+    "topological_sort": "envs.gym.graphs:TopologicalSort",
+    "shortest_path": "envs.gym.graphs:ShortestPath",
+    "minimum_spanning_tree": "envs.gym.graphs:MinimumSpanningTree",
+    "max_flow": "envs.gym.graphs:MaxFlow",
+    "connected_components": "envs.gym.graphs:ConnectedComponents",
+    "max_bipartite_matching": "envs.gym.graphs:MaxBipartiteMatching",
+    "eulerian_path": "envs.gym.graphs:EulerianPath",
+    "stable_matching": "envs.gym.graphs:StableMatching",
+    "tree_diameter": "envs.gym.graphs:TreeDiameter",
+    "maze_shortest_path": "envs.gym.graphs:MazeShortestPath",
+    "integral": "envs.gym.calculus:Integral",
+    "derivative": "envs.gym.calculus:Derivative",
+    "polynomial_minimum": "envs.gym.calculus:PolynomialMinimum",
+}
