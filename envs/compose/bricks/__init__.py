@@ -1,0 +1,44 @@
+"""The brick registry (name -> Brick) and the named pools the search draws from.
+
+A pool is an ordered list of brick names; "first N bricks of a pool" is its prefix, so the paper's
+50-vs-all ablation is `pool=all pool_size=50` (the first 50 of `all` are `core50`).
+"""
+from __future__ import annotations
+
+from envs.compose.brick import Brick
+from envs.compose.bricks import encodings, grids, lists, numbers, predicates, strings, words
+
+BRICKS: dict[str, Brick] = {**strings.BRICKS, **encodings.BRICKS, **numbers.BRICKS, **lists.BRICKS,
+                            **words.BRICKS, **grids.BRICKS, **predicates.BRICKS}
+assert len(BRICKS) == sum(len(m.BRICKS) for m in (strings, encodings, numbers, lists, words, grids, predicates)), \
+    "a brick name is defined twice"
+
+# 45 chain bricks covering every type in and out, plus 5 predicates for `branch`.
+CORE50 = [
+    "reverse_string", "sort_chars", "remove_vowels", "caesar_3", "atbash", "run_length_encode",
+    "string_length", "count_vowels", "letter_sum", "letter_positions", "run_lengths", "chunks_of_3",
+    "digit_sum", "reverse_digits", "collatz_step", "count_divisors", "next_prime", "to_binary", "to_roman",
+    "digits", "prime_factors", "digits_to_words", "divmod_7", "pair_gcd", "pair_sum", "fibonacci_step",
+    "sort_ascending", "reverse_list", "prefix_sums", "differences", "dedupe_list", "list_sum", "value_range",
+    "numbers_to_letters", "rows_of_3", "min_and_max", "sort_words", "reverse_each_word", "join_words",
+    "first_letters", "word_lengths", "transpose", "rotate_clockwise", "flatten", "grid_sum",
+    "is_prime", "is_palindrome", "is_sorted", "words_all_distinct", "pair_coprime",
+]
+POOLS: dict[str, list[str]] = {
+    "core50": CORE50,
+    "all": CORE50 + [name for name in BRICKS if name not in CORE50],
+}
+
+
+def pool_bricks(pool: str | list[str] = "all", size: int = 0) -> list[Brick]:
+    """The bricks of a named pool (or an explicit list of names), cut to the first `size` if size > 0."""
+    if isinstance(pool, str):
+        if pool not in POOLS:
+            raise ValueError(f"unknown brick pool {pool!r}; known: {', '.join(POOLS)}")
+        pool = POOLS[pool]
+    unknown = [n for n in pool if n not in BRICKS]
+    if unknown:
+        raise ValueError(f"unknown brick name(s) {unknown}")
+    if size < 0:
+        raise ValueError(f"pool size must be >= 0, got {size}")
+    return [BRICKS[n] for n in (pool[:size] if size else pool)]
