@@ -18,9 +18,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Dict, List
 
+from envs.compose.dataset import RacesGenConfig
 from utils.config import field, load
 
-MODES = ("envs",)
+MODES = ("envs", "races")
 
 
 @dataclass
@@ -41,6 +42,8 @@ class GenerateConfig:
     max_attempts: int = field(50, help="re-draws allowed per record when it duplicates an earlier one")
     splits: Dict[str, List[Entry]] = field({}, help="split name -> list of entries {env, count, difficulty, "
                                                     "params}; written in order, later splits never repeat an earlier problem")
+    races: RacesGenConfig = field(RacesGenConfig(), help="mode=races: RACES composites (brick pool, composition "
+                                                          "sizes, operator mix, count)")
 
     def validate(self):
         if self.workers < 1:
@@ -49,6 +52,8 @@ class GenerateConfig:
             yield "shard_size", "must be >= 1"
         if self.mode == "envs" and not self.splits:
             yield "splits", "no splits given"
+        if self.mode == "races":
+            yield from ((f"races.{key}", msg) for key, msg in self.races.validate())
         import envs
 
         for split, entries in self.splits.items():
@@ -187,6 +192,12 @@ def main(argv: list[str]) -> None:
         summary = generate_envs(cfg)
         atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps(summary, indent=2) + "\n")
         print_summary(summary)
+    elif cfg.mode == "races":
+        from envs.compose.dataset import format_summary, generate_races
+
+        summary = generate_races(cfg.races, cfg.out, cfg.seed, cfg.shard_size)
+        atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps(summary, indent=2) + "\n")
+        print(format_summary(summary))
 
 
 if __name__ == "__main__":
