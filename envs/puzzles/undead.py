@@ -1,0 +1,614 @@
+"""Undead (Tatham's haunted mirror maze): game-ID codec, line-of-sight solver, generator, verifier.
+
+Every non-mirror cell holds a ghost (G), vampire (V) or zombie (Z); the totals of each are given.
+A number on the edge counts the monsters seen along the line of sight entering the grid there and
+bouncing off mirrors: vampires only before the first mirror, ghosts only after it, zombies always;
+a monster passed twice counts twice. Each line of sight has two ends, so two numbers.
+
+Solver. A domain is a bitmask of G=1, V=2, Z=4 per monster cell. The one deduction is "line of
+sight": for one line, both of its numbers at once, drop from each of its cells every monster that
+appears in no filling of the line giving both numbers without exceeding the monster totals still
+left. It is computed exactly by a forward/backward pass over a bitset of reachable states (count
+seen from one end, count seen from the other, and the number of each monster type placed, the
+latter only for types whose remaining total could bind), so it costs a few big-int shifts per cell.
+Search (for uniqueness) adds the totals rule and branches on the smallest domain.
+
+Levels, as rated by Tatham's generator (undead.c), with a "sweep" being one pass of the line of
+sight deduction over every line, lines with fewer distinct cells first:
+    easy    sweeps from the empty board determine every cell within 3 sweeps;
+    normal  sweeps determine every cell but need more than 3, or they stall with 1-3 cells still
+            open and trying their values leaves one solution;
+    tricky  sweeps stall with 4 or more cells open; the solution is still unique.
+So each level is not solvable by the means of the level below.
+"""
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+
+from envs.puzzles.grid import PuzzleEnv
+
+MONSTERS = "GVZ"  # bit i of a domain = MONSTERS[i]
+G, V, Z = 1, 2, 4
+FULL = G | V | Z
+MIRRORS = "\\/"
+MAX_SIDE = 64
+NAMES = {"G": "ghost", "V": "vampire", "Z": "zombie"}
+LEVELS = ("easy", "normal", "tricky")
+SWEEPS_EASY = 3  # Tatham: easy = solved by the line-of-sight sweeps within 3 rounds
+OPEN_NORMAL = 3  # Tatham: normal may leave at most 3 cells open after the sweeps
+
+
+@dataclass(frozen=True)
+class UndeadPuzzle:
+    width: int
+    height: int
+    totals: tuple[int, int, int]  # ghosts, vampires, zombies
+    grid: tuple[str, ...]  # rows of '\\', '/', '.', or a monster fixed by the game ID
+    clues: tuple[int, ...]  # 2(W+H) edge numbers clockwise from the top-left
+
+
+# ---------------------------------------------------------------- geometry
+
+
+def edge_entry(k: int, w: int, h: int) -> tuple[int, int, int, int]:
+    """(row, col) just outside the grid at edge number k and the direction into it."""
+    if k < w:
+        return -1, k, 1, 0
+    if k < w + h:
+        return k - w, w, 0, -1
+    if k < 2 * w + h:
+        return h, 2 * w + h - 1 - k, -1, 0
+    return 2 * (w + h) - 1 - k, -1, 0, 1
+
+
+def edge_name(k: int, w: int, h: int) -> str:
+    r, c, _, _ = edge_entry(k, w, h)
+    if r == -1:
+        return f"top of column {c}"
+    if c == w:
+        return f"right of row {r}"
+    if r == h:
+        return f"bottom of column {c}"
+    return f"left of row {r}"
+
+
+def trace(rows, w: int, h: int, k: int) -> tuple[list[tuple[int, int, int]], int, int]:
+    """Walk the line of sight from edge k: the monster cells passed, each with the number of
+    mirrors before it, the edge where the line leaves, and the number of mirrors on the way.
+    Anything that is not a mirror counts as a monster cell."""
+    r, c, dr, dc = edge_entry(k, w, h)
+    visits, mirrors = [], 0
+    while True:
+        r, c = r + dr, c + dc
+        if not (0 <= r < h and 0 <= c < w):
+            break
+        ch = rows[r][c]
+        if ch == "\\":
+            dr, dc, mirrors = dc, dr, mirrors + 1
+        elif ch == "/":
+            dr, dc, mirrors = -dc, -dr, mirrors + 1
+        else:
+            visits.append((r, c, mirrors))
+    if r == -1:
+        end = c
+    elif c == w:
+        end = w + r
+    elif r == h:
+        end = 2 * w + h - 1 - c
+    else:
+        end = 2 * (w + h) - 1 - r
+    return visits, end, mirrors
+
+
+def sightings(rows, w: int, h: int, k: int) -> int:
+    """The number seen from edge k on a filled board."""
+    visits, _, _ = trace(rows, w, h, k)
+    return sum(1 for r, c, before in visits if rows[r][c] == "Z" or rows[r][c] == ("G" if before else "V"))
+
+
+# ---------------------------------------------------------------- solver
+
+
+@dataclass(frozen=True)
+class _Line:
+    """One line of sight between edges a < b, prepared for the bitset pass.
+
+    A state is a bit at index seen_from_a * side + seen_from_b (type counts, when needed, go above
+    side**2); placing monster t in cell j shifts every state by shifts[j][t]. options[j][d] lists
+    the (t, shift) pairs allowed by domain d."""
+    a: int
+    b: int
+    cells: tuple[int, ...]  # distinct monster cells, in path order
+    shifts: tuple[tuple[int, int, int], ...]
+    options: tuple[tuple[tuple[tuple[int, int], ...], ...], ...]
+    side: int
+
+
+class _Maze:
+    """Solver data for one mirror layout: monster cells, lines of sight, lines through each cell,
+    and (after set_numbers) the totals and each line's goal state."""
+
+    def __init__(self, grid: tuple[str, ...], w: int, h: int):
+        self.pos = [(r, c) for r in range(h) for c in range(w) if grid[r][c] not in MIRRORS]
+        index = {rc: i for i, rc in enumerate(self.pos)}
+        self.fixed = [grid[r][c] for r, c in self.pos]
+        self.grid = grid
+        lines, seen = [], set()
+        for k in range(2 * (w + h)):
+            if k in seen:
+                continue
+            visits, end, mirrors = trace(grid, w, h, k)
+            seen.update((k, end))
+            side = len(visits) + 1
+            shift: dict[int, list[int]] = {}
+            for r, c, before in visits:
+                s = shift.setdefault(index[(r, c)], [0, 0, 0])
+                from_a, from_b = before > 0, before < mirrors  # behind a mirror, seen from each end
+                for t, seen_a, seen_b in ((0, from_a, from_b), (1, not from_a, not from_b), (2, True, True)):
+                    s[t] += seen_a * side + seen_b
+            cells = tuple(shift)
+            shifts = tuple(tuple(shift[c]) for c in cells)
+            options = tuple(tuple(tuple((t, sh[t]) for t in range(3) if d >> t & 1) for d in range(8))
+                            for sh in shifts)
+            lines.append(_Line(k, end, cells, shifts, options, side))
+        # Tatham's sweep order: fewest distinct cells first, ties by the lower edge number
+        self.lines = sorted(lines, key=lambda ln: len(ln.cells))
+        self.lines_of: list[list[int]] = [[] for _ in self.pos]
+        for li, ln in enumerate(self.lines):
+            for c in ln.cells:
+                self.lines_of[c].append(li)
+        self.totals: tuple[int, ...] = (0, 0, 0)
+        self.goals: list[int] = []
+
+    def set_numbers(self, totals, clues) -> None:
+        """Goal state per line: bit index of its two numbers, -1 when one is out of reach."""
+        self.totals = tuple(totals)
+        self.goals = [clues[ln.a] * ln.side + clues[ln.b] if max(clues[ln.a], clues[ln.b]) < ln.side else -1
+                      for ln in self.lines]
+
+    def numbers(self, dom: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(totals, edge numbers) of a filled board given as one-monster domains."""
+        clues = [0] * (2 * len(self.lines))
+        for ln in self.lines:
+            state = sum(sh[dom[c].bit_length() - 1] for c, sh in zip(ln.cells, ln.shifts))
+            clues[ln.a], clues[ln.b] = divmod(state, ln.side)
+        return tuple(dom.count(1 << t) for t in range(3)), tuple(clues)
+
+    def start(self) -> list[int]:
+        return [FULL if f == "." else 1 << MONSTERS.index(f) for f in self.fixed]
+
+    def caps(self, dom: list[int]) -> list[int]:
+        """How many more of each monster may be placed beyond the cells already settled."""
+        return [self.totals[t] - dom.count(1 << t) for t in range(3)]
+
+    def board(self, dom: list[int]) -> list[str]:
+        rows = [list(r) for r in self.grid]
+        for (r, c), d in zip(self.pos, dom):
+            rows[r][c] = MONSTERS[d.bit_length() - 1]
+        return ["".join(r) for r in rows]
+
+
+def _maze(p: UndeadPuzzle) -> _Maze:
+    maze = _Maze(p.grid, p.width, p.height)
+    maze.set_numbers(p.totals, p.clues)
+    return maze
+
+
+def _support(ln: _Line, goal: int, dom: list[int], caps: list[int]) -> list[int] | None:
+    """The line-of-sight deduction: for each cell of the line, the monsters that appear in some
+    filling reaching the goal state within the caps; None if no filling does."""
+    if goal < 0 or min(caps) < 0:
+        return None
+    cells = ln.cells
+    row = [opts[dom[c]] for c, opts in zip(cells, ln.options)]
+    final = 1 << goal
+    if min(caps) < len(cells):  # a remaining total may bind: count the types that can run out
+        open_cells = [i for i, c in enumerate(cells) if dom[c] & (dom[c] - 1)]
+        extra, size = [0, 0, 0], ln.side * ln.side
+        for t in range(3):
+            if caps[t] < sum(1 for i in open_cells if dom[cells[i]] >> t & 1):
+                extra[t] = size
+                for _ in range(caps[t]):  # accept any count 0..cap of this type
+                    final |= final << size
+                size *= len(open_cells) + 1
+        if size > ln.side * ln.side:
+            for i in open_cells:
+                row[i] = [(t, s + extra[t]) for t, s in row[i]]
+    states = []
+    x = 1
+    for opts in row:
+        states.append(x)
+        y = 0
+        for _, s in opts:
+            y |= x << s
+        x = y
+    good = x & final
+    if not good:
+        return None
+    support = [0] * len(cells)
+    for i in range(len(cells) - 1, -1, -1):
+        before, back, seen = states[i], 0, 0
+        for t, s in row[i]:
+            hit = (good >> s) & before
+            if hit:
+                seen |= 1 << t
+                back |= hit
+        support[i] = seen
+        good = back
+    return support
+
+
+def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, bool]:
+    """Tatham's iterative solver: sweeps of the line-of-sight deduction until nothing changes.
+    Returns (sweeps run, consistent); dom is narrowed in place. log gets (line, cell, value)."""
+    depth = 0
+    caps = maze.caps(dom)
+    while True:
+        changed = False
+        for ln, goal in zip(maze.lines, maze.goals):
+            if not ln.cells and goal == 0:
+                continue
+            support = _support(ln, goal, dom, caps)
+            if support is None:
+                return depth + 1, False
+            for c, s in zip(ln.cells, support):
+                if dom[c] & ~s:
+                    dom[c] &= s
+                    changed = True
+                    if not dom[c] & (dom[c] - 1):
+                        caps[dom[c].bit_length() - 1] -= 1
+                        if log is not None:
+                            log.append((ln, c, dom[c]))
+        depth += 1
+        if not changed or all(not d & (d - 1) for d in dom):
+            return depth, True
+
+
+def _propagate(maze: _Maze, dom: list[int], queue: list[int]) -> bool:
+    """Line-of-sight deductions on the queued lines and the totals rule, to a fixpoint."""
+    lines, lines_of = maze.lines, maze.lines_of
+    queued = [False] * len(lines)
+    for li in queue:
+        queued[li] = True
+    caps = maze.caps(dom)
+    while True:
+        while queue:
+            li = queue.pop()
+            queued[li] = False
+            ln = lines[li]
+            support = _support(ln, maze.goals[li], dom, caps)
+            if support is None:
+                return False
+            for c, s in zip(ln.cells, support):
+                if dom[c] & ~s:
+                    dom[c] &= s
+                    if not dom[c] & (dom[c] - 1):
+                        caps[dom[c].bit_length() - 1] -= 1
+                    for lj in lines_of[c]:
+                        if not queued[lj]:
+                            queued[lj] = True
+                            queue.append(lj)
+        # totals rule: a type whose total is reached leaves the open cells; one that needs
+        # every open cell that allows it fills them
+        for t in range(3):
+            bit = 1 << t
+            possible = sum(1 for d in dom if d & bit)
+            if caps[t] < 0 or possible < maze.totals[t]:
+                return False
+            if caps[t] == 0 or possible == maze.totals[t]:
+                for c, d in enumerate(dom):
+                    if d & bit and d != bit:
+                        dom[c] = d & ~bit if caps[t] == 0 else bit
+                        for lj in lines_of[c]:
+                            if not queued[lj]:
+                                queued[lj] = True
+                                queue.append(lj)
+                caps = maze.caps(dom)
+        if not queue:
+            return True
+
+
+def _branch_cell(maze: _Maze, dom: list[int]) -> int:
+    """Where to guess: an open cell on the line with the fewest open cells (the deduction closest
+    to firing), two-way cells first; any open cell if none is on a line; -1 when all are settled.
+    Guessing the first open cell instead costs ten times the nodes on mirror-poor boards."""
+    best, fewest = -1, 1 << 30
+    for ln in maze.lines:
+        open_cells = [c for c in ln.cells if dom[c] & (dom[c] - 1)]
+        if open_cells and len(open_cells) < fewest:
+            fewest = len(open_cells)
+            best = min(open_cells, key=lambda c: dom[c] == FULL)
+    if best < 0:
+        best = next((c for c, d in enumerate(dom) if d & (d - 1)), -1)
+    return best
+
+
+def _search(maze: _Maze, dom: list[int], queue: list[int], limit: int, found: list[list[int]],
+            budget: list[int]) -> bool:
+    """Depth-first search appending up to `limit` solutions to found. budget[0] is the number of
+    nodes left; returns False if it ran out (found is then incomplete)."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return False
+    if not _propagate(maze, dom, queue):
+        return True
+    cell = _branch_cell(maze, dom)
+    if cell < 0:
+        found.append(dom)
+        return True
+    for t in range(3):
+        if dom[cell] >> t & 1:
+            child = list(dom)
+            child[cell] = 1 << t
+            if not _search(maze, child, list(maze.lines_of[cell]), limit, found, budget):
+                return False
+            if len(found) >= limit:
+                break
+    return True
+
+
+def _solutions(maze: _Maze, limit: int, dom: list[int] | None = None,
+               budget: int = 1 << 62) -> list[list[int]] | None:
+    """Up to `limit` solutions (from dom, default the empty board), or None past the node budget."""
+    found: list[list[int]] = []
+    start = maze.start() if dom is None else list(dom)
+    if not _search(maze, start, list(range(len(maze.lines))), limit, found, [budget]):
+        return None
+    return found
+
+
+def _level(sweeps: int, n_open: int) -> str:
+    """Tatham's rating of a uniquely solvable puzzle from what the sweeps achieved."""
+    if n_open == 0:
+        return "easy" if sweeps <= SWEEPS_EASY else "normal"
+    return "normal" if n_open <= OPEN_NORMAL else "tricky"
+
+
+def _layout(rng: random.Random, w: int, h: int, level: str) -> tuple[str, ...]:
+    """Tatham's mirror layouts: each cell a mirror with chance 2/5, 48-78% monster cells, and no
+    line of sight through more distinct cells than the level allows (long lines make hard puzzles)."""
+    longest = {"easy": min(w, h) + 1, "normal": max(w, h) * 3 // 2, "tricky": 9}[level]
+    while True:
+        grid = tuple("".join("\\" if x == 0 else "/" if x == 1 else "." for x in (rng.randrange(5) for _ in range(w)))
+                     for _ in range(h))
+        n = sum(row.count(".") for row in grid)
+        if n <= 4 or not 0.48 <= n / (w * h) <= 0.78:
+            continue
+        if all(len({(r, c) for r, c, _ in trace(grid, w, h, k)[0]}) <= longest for k in range(2 * (w + h))):
+            return grid
+
+
+def _generate(rng: random.Random, w: int, h: int, level: str, repairs: int = 20,
+              budget: int = 300) -> tuple[UndeadPuzzle, list[str]]:
+    """Random layout and monsters, then repair: where two solutions differ, or (if too hard) where
+    the sweeps leave cells open, put new monsters and recompute the numbers, so each step keeps
+    most of the board and only re-rates it. A layout whose check needs more than `budget` search
+    nodes is dropped: such boards are rare and only slow the generator down."""
+    want = LEVELS.index(level)
+    while True:
+        maze = _Maze(_layout(rng, w, h, level), w, h)
+        board = [rng.choice((G, V, Z)) for _ in maze.pos]
+        for _ in range(repairs):
+            totals, clues = maze.numbers(board)
+            maze.set_numbers(totals, clues)
+            dom = maze.start()
+            sweeps, _ = _sweeps(maze, dom)
+            open_cells = [i for i, d in enumerate(dom) if d & (d - 1)]
+            if len(open_cells) <= (0 if want == 0 else OPEN_NORMAL) or want == 2:
+                found = _solutions(maze, 2, dom, budget)
+                if found is None:
+                    break
+                got = _level(sweeps, len(open_cells))
+                if len(found) == 1 and got == level and _varied(totals, level):
+                    return UndeadPuzzle(w, h, totals, maze.grid, clues), maze.board(board)  # type: ignore[arg-type]
+                if len(found) > 1:
+                    # one shared monster for every differing cell: two cells that could swap
+                    # places cannot once they are the same
+                    new = rng.choice((G, V, Z))
+                    for i, (a, b) in enumerate(zip(*found)):
+                        if a != b:
+                            board[i] = new
+                    continue
+                if LEVELS.index(got) < want or not open_cells:
+                    break  # too easy, or too many sweeps: start afresh
+            for i in open_cells:  # too hard: new monsters where the sweeps got stuck
+                board[i] = rng.choice((G, V, Z))
+
+
+def _varied(totals: tuple[int, int, int], level: str) -> bool:
+    """Tatham discards puzzles with a single monster type, and tricky ones lacking a pair of each."""
+    return sum(1 for n in totals if n) >= 2 and (level != "tricky" or min(totals) >= 2)
+
+
+# ---------------------------------------------------------------- game ID
+
+
+def _number(text: str, what: str) -> int:
+    if not (text.isascii() and text.isdigit()) or len(text) > 4:
+        raise ValueError(f"{what} {text[:20]!r} is not a number from 0 to 9999")
+    return int(text)
+
+
+def decode_id(game_id: str) -> UndeadPuzzle:
+    if not isinstance(game_id, str):
+        raise ValueError("undead game ID must be a string")
+    params, sep, desc = game_id.partition(":")
+    size = re.fullmatch(r"(\d{1,4})x(\d{1,4})", params)
+    if not sep or not size:
+        raise ValueError(f"undead game ID must look like 'WxH:G,V,Z,grid,edge numbers...', got {game_id[:40]!r}")
+    w, h = int(size[1]), int(size[2])
+    if not (1 <= w <= MAX_SIDE and 1 <= h <= MAX_SIDE):
+        raise ValueError(f"undead size {w}x{h} is out of range: width and height must be 1 to {MAX_SIDE}")
+    fields = desc.split(",", 2 * (w + h) + 4)
+    if len(fields) != 2 * (w + h) + 4:
+        raise ValueError(f"undead {w}x{h} description needs 3 monster totals, a grid and {2 * (w + h)} "
+                         f"edge numbers separated by commas; got {len(fields)} fields")
+    totals = tuple(_number(f, "monster total") for f in fields[:3])
+    cells: list[str] = []
+    for ch in fields[3]:
+        if ch == "L":
+            cells.append("\\")
+        elif ch == "R":
+            cells.append("/")
+        elif ch in MONSTERS:
+            cells.append(ch)
+        elif "a" <= ch <= "z":
+            cells.extend("." * (ord(ch) - ord("a") + 1))
+        else:
+            raise ValueError(f"invalid character {ch!r} in undead grid description (expected L, R, G, V, Z or a-z)")
+        if len(cells) > w * h:
+            break
+    if len(cells) != w * h:
+        raise ValueError(f"undead grid description covers {'more than ' if len(cells) > w * h else ''}"
+                         f"{len(cells)} cells, expected {w}x{h} = {w * h}")
+    n_monsters = sum(1 for ch in cells if ch not in MIRRORS)
+    if sum(totals) != n_monsters:
+        raise ValueError(f"undead monster totals {totals} add up to {sum(totals)}, but the grid has "
+                         f"{n_monsters} non-mirror cells")
+    clues = tuple(_number(f, "edge number") for f in fields[4:])
+    grid = tuple("".join(cells[r * w:(r + 1) * w]) for r in range(h))
+    return UndeadPuzzle(w, h, totals, grid, clues)  # type: ignore[arg-type]
+
+
+def encode_id(p: UndeadPuzzle) -> str:
+    out, run = [], 0
+    for ch in "".join(p.grid):
+        if ch == ".":
+            run += 1
+            if run == 26:
+                out.append("z")
+                run = 0
+            continue
+        if run:
+            out.append(chr(ord("a") + run - 1))
+            run = 0
+        out.append({"\\": "L", "/": "R"}.get(ch, ch))
+    if run:
+        out.append(chr(ord("a") + run - 1))
+    numbers = ",".join(map(str, (*p.totals, "".join(out), *p.clues)))
+    return f"{p.width}x{p.height}:{numbers}"
+
+
+# ---------------------------------------------------------------- the env
+
+
+class Undead(PuzzleEnv):
+    name = "undead"
+    title = "Undead"
+    levels = LEVELS
+    ladder = ((4, 4, "easy"), (5, 5, "easy"), (5, 5, "normal"), (5, 5, "tricky"), (6, 6, "normal"),
+              (7, 7, "normal"), (7, 7, "tricky"), (8, 8, "tricky"))
+    alphabet = "GVZ\\/"
+    rules = """\
+Every cell of the grid is either a mirror, '\\' or '/', which is given, or holds exactly one
+monster: a ghost (G), a vampire (V) or a zombie (Z). The total number of each monster is given.
+Each number outside the grid counts the monsters visible along the line of sight that starts at
+that number and looks into the grid. The line goes straight and bounces off every mirror it meets
+until it leaves the grid: a '\\' turns a line moving right to moving down, down to right, left to
+up and up to left; a '/' turns right to up, up to right, left to down and down to left.
+- A vampire is visible only directly: before the line has met its first mirror.
+- A ghost is visible only in a mirror: after the line has met at least one mirror.
+- A zombie is always visible.
+A monster that the line passes twice is counted twice. Fill every cell that is not a mirror so
+that every edge number and every monster total is right."""
+    answer_format = """\
+The whole grid, one line per row: each mirror copied as it is ('\\' or '/') and G, V or Z in every
+other cell. No spaces, dots or other characters."""
+
+    def decode(self, game_id: str) -> UndeadPuzzle:
+        return decode_id(game_id)
+
+    def encode(self, puzzle: UndeadPuzzle) -> str:
+        return encode_id(puzzle)
+
+    def solve(self, puzzle: UndeadPuzzle, max_solutions: int = 2) -> list[list[str]]:
+        if max_solutions < 1:
+            return []
+        maze = _maze(puzzle)
+        return [maze.board(dom) for dom in _solutions(maze, max_solutions) or []]
+
+    def new_puzzle(self, rng: random.Random, width: int, height: int, level: str | None) -> tuple[UndeadPuzzle, list[str]]:
+        level = level or "normal"  # Tatham's default
+        if level not in LEVELS:
+            raise ValueError(f"undead level must be one of {LEVELS}, got {level!r}")
+        if not (3 <= width <= 8 and 3 <= height <= 8):
+            raise ValueError(f"undead generates 3x3 to 8x8 grids, not {width}x{height}")
+        return _generate(rng, width, height, level)
+
+    def grade(self, puzzle: UndeadPuzzle) -> str | None:
+        maze = _maze(puzzle)
+        dom = maze.start()
+        sweeps, ok = _sweeps(maze, dom)
+        found = _solutions(maze, 2, dom) if ok else []
+        if found is None or len(found) != 1:
+            return None
+        return _level(sweeps, sum(1 for d in dom if d & (d - 1)))
+
+    def is_solution(self, puzzle: UndeadPuzzle, grid: list[str]) -> bool:
+        w, h = puzzle.width, puzzle.height
+        if not isinstance(grid, (list, tuple)) or len(grid) != h:
+            return False
+        if any(not isinstance(row, str) or len(row) != w for row in grid):
+            return False
+        for given_row, row in zip(puzzle.grid, grid):
+            for given, got in zip(given_row, row):
+                if given == "." and got not in MONSTERS or given != "." and got != given:
+                    return False
+        flat = "".join(grid)
+        if tuple(flat.count(m) for m in MONSTERS) != puzzle.totals:
+            return False
+        return all(sightings(grid, w, h, k) == n for k, n in enumerate(puzzle.clues))
+
+    def initial_board(self, puzzle: UndeadPuzzle) -> list[str]:
+        return list(puzzle.grid)
+
+    def describe(self, puzzle: UndeadPuzzle) -> str:
+        w, h, clues = puzzle.width, puzzle.height, puzzle.clues
+        top = clues[:w]
+        right = clues[w:w + h]
+        bottom = clues[w + h:2 * w + h][::-1]  # by column, left to right
+        left = clues[2 * w + h:][::-1]  # by row, top to bottom
+        cw = max(len(str(n)) for n in clues)
+        fmt = lambda items: " ".join(str(x).rjust(cw) for x in items)  # noqa: E731
+        pad = " " * (cw + 1)
+        rows = [pad + fmt(top)]
+        rows += [f"{str(left[r]).rjust(cw)} {fmt(puzzle.grid[r])} {right[r]}" for r in range(h)]
+        rows.append(pad + fmt(bottom))
+        g, v, z = puzzle.totals
+        out = [f"Monster totals: {g} ghosts (G), {v} vampires (V), {z} zombies (Z).", "",
+               "The grid with its edge numbers ('.' = a cell to fill):", *rows, "",
+               "Edge numbers, each counting what is seen looking into the grid from there:",
+               f"- top, looking down, columns 0 to {w - 1}: {', '.join(map(str, top))}",
+               f"- bottom, looking up, columns 0 to {w - 1}: {', '.join(map(str, bottom))}",
+               f"- left, looking right, rows 0 to {h - 1}: {', '.join(map(str, left))}",
+               f"- right, looking left, rows 0 to {h - 1}: {', '.join(map(str, right))}"]
+        for ch, what in (("\\", "Mirrors '\\'"), ("/", "Mirrors '/'"), ("G", "Given ghosts"),
+                         ("V", "Given vampires"), ("Z", "Given zombies")):
+            cells = [f"({r}, {c})" for r in range(h) for c in range(w) if puzzle.grid[r][c] == ch]
+            if cells or ch in MIRRORS:
+                out.append(f"{what} at: {', '.join(cells) or 'none'}")
+        return "\n".join(out)
+
+    def explain(self, puzzle: UndeadPuzzle, solution: list[str]) -> str:
+        maze = _maze(puzzle)
+        dom, log = maze.start(), []
+        sweeps, _ = _sweeps(maze, dom, log)
+        w, h, clues = puzzle.width, puzzle.height, puzzle.clues
+        out = []
+        for ln, c, d in log[:3]:
+            r, col = maze.pos[c]
+            out.append(f"The line of sight from the {edge_name(ln.a, w, h)} ({clues[ln.a]}) to the "
+                       f"{edge_name(ln.b, w, h)} ({clues[ln.b]}) passes {len(ln.cells)} monster cells; every "
+                       f"filling giving both numbers within the totals has a "
+                       f"{NAMES[MONSTERS[d.bit_length() - 1]]} at ({r}, {col}).")
+        open_cells = [maze.pos[i] for i, d in enumerate(dom) if d & (d - 1)]
+        out.append(f"Checking each line of sight this way, {sweeps} rounds over all lines settle "
+                   f"{len(maze.pos) - len(open_cells)} of the {len(maze.pos)} monster cells.")
+        if open_cells:
+            shown = ", ".join(f"({r}, {c}) = {solution[r][c]}" for r, c in open_cells[:6])
+            out.append(f"The {len(open_cells)} cells left open are settled by trying their options: only "
+                       f"{shown}{', ...' if len(open_cells) > 6 else ''} fits every number and total.")
+        out.append("...and the rest follows.")
+        return "\n".join(out)
