@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from envs.compose.brick import Brick, Counter, StepLimit, TimeLimit
-from envs.compose.types import conforms, from_json
+from envs.compose.types import conforms, from_json, to_json
 
 REASONS = ("exception", "timeout", "steps", "bad_type", "no_output", "repeat_state", "repeat_sibling",
            "zero_one", "int_over_500", "too_long", "one_char", "short_path")
@@ -70,7 +70,8 @@ def degenerate(value: Any) -> str | None:
 
 
 def step(brick: Brick, states: tuple, cost: int, siblings: list, limits: Limits) -> tuple[Any, int] | str:
-    """Run brick on the last state and apply every filter rule: (output, steps) or a reason."""
+    """Run brick on the last state and apply every filter rule: (output, steps) or a reason.
+    siblings: the JSON forms (types.to_json) of the outputs already kept at this node."""
     r = execute(brick, states[-1], cost, limits)
     if type(r) is str:
         return r
@@ -78,9 +79,10 @@ def step(brick: Brick, states: tuple, cost: int, siblings: list, limits: Limits)
     bad = degenerate(out)
     if bad:
         return bad
-    if out in states:
+    shown = to_json(out)  # compared as the model sees them: the pair (7, 7) repeats the list [7, 7]
+    if any(shown == to_json(s) for s in states):
         return "repeat_state"
-    if out in siblings:
+    if shown in siblings:
         return "repeat_sibling"
     return r
 

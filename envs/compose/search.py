@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from envs.compose.brick import Brick
 from envs.compose.filters import REASONS, Limits, step
-from envs.compose.types import BOOL
+from envs.compose.types import BOOL, to_json
 
 
 class Chain(NamedTuple):
@@ -159,7 +159,7 @@ def search(pool: Pool, cfg: SearchConfig, seed: int) -> SearchResult:
                 if type(child) is str:
                     rejections[child] += 1
                     continue
-                siblings.append(child.states[-1])
+                siblings.append(to_json(child.states[-1]))
                 if child.size >= cfg.min_size and child.steps not in found:
                     found[child.steps] = child
                     for name in child.steps:

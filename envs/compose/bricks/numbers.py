@@ -27,6 +27,7 @@ def collatz_step(n, c):
 def collatz_steps(n, c):
     if n < 1:
         return None
+    c.tick()
     steps = 0
     while n != 1:
         c.tick()
@@ -53,6 +54,7 @@ def divisors_of(n, c):
 def prime_factors(n, c):
     if n < 2:
         return None
+    c.tick()
     out, d = [], 2
     while d * d <= n:
         c.tick()
@@ -88,6 +90,7 @@ def euler_phi(n, c):
 def next_prime(n, c):
     m = max(2, n + 1)
     while True:
+        c.tick()
         d = 2
         while d * d <= m:
             c.tick()
@@ -148,6 +151,7 @@ def tens_and_units(n, c):
 
 def pair_gcd(p, c):
     a, b = p
+    c.tick()
     while b:
         c.tick()
         a, b = b, a % b

@@ -56,6 +56,7 @@ def grid_is_square(g, c):
 
 def pair_coprime(p, c):
     a, b = p
+    c.tick()
     while b:
         c.tick()
         a, b = b, a % b

@@ -77,6 +77,11 @@ def letter_sum(s, c):
     return sum(ord(ch) - 96 for ch in s if "a" <= ch <= "z")
 
 
+def sample_alphanumeric(rng):
+    """Letters with digits mixed in, so read_digits has something to read."""
+    return "".join(rng.choice("abcdefghij0123456789") for _ in range(rng.randint(4, 8)))
+
+
 def read_digits(s, c):
     c.tick(len(s))
     digits = "".join(ch for ch in s if "0" <= ch <= "9")
@@ -138,7 +143,7 @@ BRICKS = by_name([
     Brick("letter_sum", STR, INT, "Add up the alphabet positions of the letters (a=1, ..., z=26); other "
           "characters add nothing.", letter_sum),
     Brick("read_digits", STR, INT, "Read the digits of the string, in order, as one decimal number (no output "
-          "if there are none).", read_digits),
+          "if there are none).", read_digits, sample_alphanumeric),
     Brick("letter_positions", STR, LIST_INT, "Replace each letter by its alphabet position (a=1, ..., z=26) and "
           "each digit by its value, dropping any other character; give the list.", letter_positions),
     Brick("vowel_positions", STR, LIST_INT, "List the positions (counting from 0) of the vowels (a, e, i, o, u).",
