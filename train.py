@@ -1,5 +1,858 @@
-"""train.py: not built yet (see the open issue for it). It does nothing rather than pretend to work."""
+"""train.py: SFT, then GRPO/GSPO (+ the novelty bonus) on torchrun.
+
+    torchrun --nproc_per_node N train.py --config configs/paper/gspo_novelty.yaml [key=value ...]
+    python train.py --config configs/smoke/sft.yaml            # one process (CPU: gloo)
+
+stage=sft: prompt + response pairs (or records + rejection-sampled `responses` from
+    `generate.py --config configs/generate/sft_traces.yaml`), the tokenizer's chat template, loss on
+    response tokens only.
+stage=rl: each step reads top to bottom: sample prompts -> rollouts -> rewards (+ novelty bonus)
+    -> advantages -> loss -> optimizer steps -> log -> checkpoint. The math is in utils/losses.py
+    and utils/rewards.py.
+
+Everything goes to runs/<name>/: config.yaml, run_info.json, metrics.jsonl, samples.jsonl,
+checkpoints/step_*/ (HF model dir + trainer_state.pt) and final/ (the last model).
+`resume=true` continues from the last checkpoint exactly.
+"""
+from __future__ import annotations
+
+import json
+import math
 import sys
+import time
+from contextlib import nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Optional
+
+from envs.sampler import SamplerConfig
+from utils.config import field, load
+from utils.engine import EngineConfig
+
+STAGES = ("sft", "rl")
+
+
+@dataclass
+class LoraSection:
+    enabled: bool = field(False, help="train LoRA adapters (peft) instead of all weights; checkpoints hold merged weights")
+    r: int = field(16, help="LoRA rank")
+    alpha: int = field(32, help="LoRA alpha (scaling alpha / r)")
+    dropout: float = field(0.0, help="LoRA dropout")
+    target_modules: List[str] = field(["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
+                                      help="module names that get adapters")
+
+
+@dataclass
+class OptimSection:
+    lr: float = field(1e-6, help="peak AdamW learning rate (typical: 1e-5 SFT, 1e-6 RL)")
+    weight_decay: float = field(0.0, help="AdamW weight decay")
+    betas: List[float] = field([0.9, 0.999], help="AdamW betas")
+    max_grad_norm: float = field(1.0, help="clip the global gradient norm; 0: no clipping (the norm is still logged)")
+    warmup_steps: int = field(0, help="linear warmup, in optimizer steps (RL: rl.minibatches per step)")
+    schedule: str = field("constant", help="learning-rate shape after warmup", choices=("constant", "cosine", "linear"))
+    min_lr_ratio: float = field(0.0, help="cosine/linear: final lr as a fraction of lr")
+
+
+@dataclass
+class SFTSection:
+    data: List[str] = field([], help="JSONL files/dirs: {prompt, response}, or records with `responses` "
+                                     "(generate.py mode=sft_traces), or records with a gold `answer` (use_answer)")
+    use_answer: bool = field(False, help="also train on records' gold `answer` (rows without response(s))")
+    max_len: int = field(4096, help="prompt + response tokens; longer responses are truncated (counted and logged)")
+    epochs: int = field(1, help="passes over the data")
+    max_steps: int = field(0, help="stop after this many optimizer steps; 0: epochs decide")
+    batch_size: int = field(32, help="examples per optimizer step, over all ranks")
+    micro_batch_size: int = field(8, help="examples per forward pass on one rank (gradient accumulation)")
+
+
+@dataclass
+class NoveltySection:
+    enabled: bool = field(False, help="puzzle-to-math paper sec. 5: bonus for correct rollouts the frozen reference "
+                                      "(ref_model: the SFT checkpoint) finds unlikely")
+    weight: float = field(0.1, help="bonus scale. The paper does not publish its weight; 0.1 is ours")
+    norm: str = field("zscore", help="normalisation of u among a group's correct rollouts. The paper does not "
+                                     "publish its normalisation; zscore is ours", choices=("zscore", "minmax", "rank"))
+    k: int = field(100, help="u = mean of the k largest token NLLs of a response under the reference")
+
+
+@dataclass
+class RLSection:
+    steps: int = field(100, help="RL steps (one rollout batch each)")
+    batch_size: int = field(256, help="rollouts per step over all ranks (= prompts x group_size)")
+    group_size: int = field(8, help="rollouts per prompt, G (code-RL paper: 8)")
+    minibatches: int = field(4, help="optimizer steps per rollout batch (GSPO: 4)")
+    micro_batch_size: int = field(8, help="rollouts per forward pass on one rank (gradient accumulation)")
+    level: str = field("sequence", help="importance ratio: token (GRPO) or sequence (GSPO)", choices=("token", "sequence"))
+    eps_low: Optional[float] = field(None, help="lower clip; default by level: token 0.2 (code-RL paper), "
+                                                "sequence 3e-4 (GSPO paper)")
+    eps_high: Optional[float] = field(None, help="upper clip (clip-higher); default by level: token 0.25 (code-RL "
+                                                 "paper), sequence 4e-4 (GSPO paper)")
+    agg: str = field("seq_mean_token_mean", help="loss aggregation over tokens",
+                     choices=("seq_mean_token_mean", "token_mean"))
+    scale_rewards: str = field("none", help="divide advantages by the group's reward std: none (code-RL paper, "
+                                            "Dr. GRPO) or group (original GRPO)", choices=("none", "group"))
+    kl_coef: float = field(0.0, help="weight of the k3 KL to ref_model (code-RL paper: 0, no reference loaded)")
+    temperature: float = field(1.0, help="rollout sampling temperature (also applied to training log-probs)")
+    top_p: float = field(1.0, help="rollout nucleus sampling")
+    max_tokens: int = field(2048, help="response budget per rollout; longer ones are cut (clipped_ratio)")
+    async_rollouts: bool = field(False, help="one-step off-policy: generate step t+1 while step t trains; the "
+                                             "ratio uses the behaviour log-probs (`async` is a Python keyword)")
+    engine: EngineConfig = field(EngineConfig(), help="rollout backend: hf (CPU, the live model) or vllm "
+                                                      "(colocated, weights synced each step); engine.model is ignored")
+    log_samples: int = field(4, help="rollouts per step written to samples.jsonl")
+
+
+@dataclass
+class TrainConfig:
+    stage: str = field("rl", help="sft or rl", choices=STAGES)
+    name: str = field("train", help="run name: everything goes to <out_dir>/<name>/")
+    out_dir: str = field("runs", help="parent of run directories")
+    model: str = field("", help="policy: HF directory (e.g. the SFT run's final/) or hub name")
+    ref_model: str = field("", help="frozen reference for the novelty bonus and KL (the SFT checkpoint); "
+                                    "loaded only when one of them needs it")
+    system_prompt: str = field("", help="system message added to every prompt (SFT and RL)")
+    seed: int = field(0, help="seeds prompts, rollouts and data order")
+    dtype: str = field("auto", help="auto: fp32 weights with bf16 autocast on GPU, fp32 on CPU",
+                       choices=("auto", "float32", "bfloat16"))
+    strategy: str = field("auto", help="auto: none on one process, FSDP2 if the model does not fit one GPU, "
+                                       "else DDP", choices=("auto", "none", "ddp", "fsdp"))
+    gradient_checkpointing: bool = field(False, help="recompute activations in backward (less memory)")
+    lora: LoraSection = field(LoraSection(), help="optional LoRA (both stages)")
+    optim: OptimSection = field(OptimSection(), help="optimizer and learning-rate schedule")
+    sft: SFTSection = field(SFTSection(), help="stage=sft")
+    rl: RLSection = field(RLSection(), help="stage=rl")
+    novelty: NoveltySection = field(NoveltySection(), help="stage=rl: novelty bonus")
+    data: SamplerConfig = field(SamplerConfig(), help="stage=rl: prompt sources, env mix, curriculum, adaptive difficulty")
+    save_every: int = field(50, help="checkpoint every this many steps (and at the end)")
+    keep_last: int = field(2, help="checkpoints kept")
+    resume: bool = field(False, help="continue from the last checkpoint in the run directory (fresh start if none)")
+    tensorboard: bool = field(False, help="also log to TensorBoard (needs `pip install tensorboard`)")
+    peak_tflops: float = field(0.0, help="GPU peak bf16 TFLOPS for the MFU metric; 0: guess from the GPU name")
+
+    def clip_eps(self) -> tuple[float, float]:
+        low, high = (0.2, 0.25) if self.rl.level == "token" else (3e-4, 4e-4)
+        return (low if self.rl.eps_low is None else self.rl.eps_low,
+                high if self.rl.eps_high is None else self.rl.eps_high)
+
+    def validate(self):
+        if not self.model:
+            yield "model", "missing model path (an HF directory or hub name)"
+        elif not Path(self.model).exists() and self.model.count("/") != 1:
+            yield "model", f"{self.model} is not a directory (nor a hub name org/model)"
+        if self.ref_model and not Path(self.ref_model).exists() and self.ref_model.count("/") != 1:
+            yield "ref_model", f"{self.ref_model} is not a directory (nor a hub name org/model)"
+        if self.save_every < 1:
+            yield "save_every", "must be >= 1"
+        if self.keep_last < 1:
+            yield "keep_last", "must be >= 1"
+        if self.optim.lr <= 0:
+            yield "optim.lr", "must be > 0"
+        if self.lora.enabled and self.lora.r < 1:
+            yield "lora.r", "must be >= 1"
+        if self.stage == "sft":
+            s = self.sft
+            if not s.data:
+                yield "sft.data", "no SFT data files given"
+            for i, p in enumerate(s.data):
+                if not Path(p).exists():
+                    yield f"sft.data.{i}", f"{p} does not exist"
+            for key in ("max_len", "epochs", "batch_size", "micro_batch_size"):
+                if getattr(s, key) < 1:
+                    yield f"sft.{key}", "must be >= 1"
+            return
+        r = self.rl
+        if r.group_size < 2:
+            yield "rl.group_size", "must be >= 2: advantages compare the rollouts of one prompt"
+        elif r.batch_size % r.group_size:
+            yield "rl.batch_size", f"{r.batch_size} rollouts is not a multiple of rl.group_size={r.group_size}"
+        for key in ("steps", "batch_size", "minibatches", "micro_batch_size", "max_tokens"):
+            if getattr(r, key) < 1:
+                yield f"rl.{key}", "must be >= 1"
+        if r.batch_size % r.minibatches:
+            yield "rl.minibatches", f"rl.batch_size={r.batch_size} is not a multiple of {r.minibatches}"
+        for key in ("eps_low", "eps_high"):
+            v = getattr(r, key)
+            if v is not None and v < 0:
+                yield f"rl.{key}", "must be >= 0"
+        if self.clip_eps()[0] >= 1:
+            yield "rl.eps_low", "must be < 1 (the ratio's lower bound is 1 - eps_low)"
+        if r.kl_coef < 0:
+            yield "rl.kl_coef", "must be >= 0"
+        if r.kl_coef > 0 and not self.ref_model:
+            yield "rl.kl_coef", "KL needs ref_model (the frozen reference)"
+        if self.novelty.enabled and not self.ref_model:
+            yield "novelty.enabled", "the novelty bonus needs ref_model (the frozen SFT checkpoint)"
+        if self.novelty.weight < 0:
+            yield "novelty.weight", "must be >= 0"
+        if self.novelty.k < 1:
+            yield "novelty.k", "must be >= 1"
+        if r.temperature <= 0:
+            yield "rl.temperature", "must be > 0 (the ratio needs the sampling distribution)"
+        if r.async_rollouts and r.temperature != 1.0:
+            yield "rl.async_rollouts", "uses the engine's log-probs, which are of the raw (temperature 1) distribution"
+        if r.engine.backend not in ("hf", "vllm"):
+            yield "rl.engine.backend", "rollouts need hf or vllm (log-probs and token ids)"
+        if r.engine.backend == "hf" and self.strategy == "fsdp":
+            yield "strategy", "the hf backend cannot roll out from an FSDP-sharded model; use ddp or rl.engine.backend=vllm"
+        yield from self.data.validate("data")
+
+
+# =============================================================================== shared pieces
+
+
+def encode_prompt(tokenizer, text: str, system: str) -> list[int]:
+    from utils.engine import chat
+
+    ids = tokenizer.apply_chat_template(chat(text, system or None), add_generation_prompt=True, tokenize=True)
+    return list(ids["input_ids"] if hasattr(ids, "keys") else ids)
+
+
+def build_model(cfg: TrainConfig, ctx, path: str, lora_state: dict | None = None):
+    """The trainable policy: HF weights from `path`, LoRA on top if enabled (with saved LoRA weights
+    when resuming). Returns (unwrapped model, tokenizer)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(path)
+    dtype = torch.bfloat16 if cfg.dtype == "bfloat16" else torch.float32
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
+    if cfg.gradient_checkpointing:
+        model.gradient_checkpointing_enable()
+        model.config.use_cache = False
+    if cfg.lora.enabled:
+        from peft import LoraConfig, get_peft_model
+
+        model = get_peft_model(model, LoraConfig(r=cfg.lora.r, lora_alpha=cfg.lora.alpha, lora_dropout=cfg.lora.dropout,
+                                                 target_modules=list(cfg.lora.target_modules), task_type="CAUSAL_LM"))
+        if lora_state:
+            missing = set(lora_state) - set(model.state_dict())
+            if missing:
+                raise RuntimeError(f"checkpoint LoRA weights do not match this model: {sorted(missing)[:3]}")
+            model.load_state_dict(lora_state, strict=False)
+    return model.to(ctx.device), tok
+
+
+def load_reference(path: str, ctx):
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    ref = AutoModelForCausalLM.from_pretrained(path, dtype=torch.bfloat16 if ctx.device.type == "cuda" else torch.float32)
+    ref.requires_grad_(False)
+    return ref.to(ctx.device).eval()
+
+
+def make_optimizer(cfg: TrainConfig, model, total_steps: int):
+    import torch
+
+    o = cfg.optim
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(params, lr=o.lr, betas=tuple(o.betas), weight_decay=o.weight_decay)
+
+    def shape(step: int) -> float:
+        if step < o.warmup_steps:
+            return (step + 1) / o.warmup_steps
+        if o.schedule == "constant":
+            return 1.0
+        frac = min(1.0, (step - o.warmup_steps) / max(1, total_steps - o.warmup_steps))
+        decay = 0.5 * (1 + math.cos(math.pi * frac)) if o.schedule == "cosine" else 1 - frac
+        return o.min_lr_ratio + (1 - o.min_lr_ratio) * decay
+
+    return opt, torch.optim.lr_scheduler.LambdaLR(opt, shape)
+
+
+def collate(rows: list[tuple[list[int], list[int]]], pad_id: int, device):
+    """(prompt ids, response ids) pairs -> model inputs with prompts left-padded and responses
+    right-padded, so every response starts at the same column and `logits_to_keep` covers it."""
+    import torch
+
+    P = max(len(p) for p, _ in rows)
+    T = max(1, max(len(r) for _, r in rows))
+    ids = torch.full((len(rows), P + T), pad_id, dtype=torch.long)
+    attn = torch.zeros((len(rows), P + T), dtype=torch.long)
+    for b, (p, r) in enumerate(rows):
+        ids[b, P - len(p):P] = torch.tensor(p, dtype=torch.long)
+        ids[b, P:P + len(r)] = torch.tensor(r, dtype=torch.long)
+        attn[b, P - len(p):P + len(r)] = 1
+    pos = (attn.cumsum(1) - 1).clamp(min=0)
+    ids, attn, pos = ids.to(device), attn.to(device), pos.to(device)
+    return {"input_ids": ids, "attention_mask": attn, "position_ids": pos}, ids[:, P:], attn[:, P:].float()
+
+
+def response_logits(model, inputs: dict, T: int, ctx, cfg: TrainConfig):
+    """Logits that predict the T response tokens: (B, T, V)."""
+    import torch
+
+    autocast = (torch.autocast("cuda", dtype=torch.bfloat16)
+                if ctx.device.type == "cuda" and cfg.dtype == "auto" else nullcontext())
+    with autocast:
+        out = model(**inputs, logits_to_keep=T + 1, use_cache=False)
+    return out.logits[:, :-1]
+
+
+def no_sync(model, last: bool):
+    """Skip the gradient all-reduce on all but the last micro-batch of an optimizer step."""
+    if hasattr(model, "no_sync") and not last:
+        return model.no_sync()
+    if hasattr(model, "set_requires_gradient_sync"):  # FSDP2
+        model.set_requires_gradient_sync(last)
+    return nullcontext()
+
+
+def clip_and_check(model, cfg: TrainConfig):
+    """Clip the global gradient norm; returns it (identical on every rank: computed on reduced grads)."""
+    import torch
+
+    norm = torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad],
+                                          cfg.optim.max_grad_norm if cfg.optim.max_grad_norm > 0 else float("inf"))
+    if hasattr(norm, "full_tensor"):  # FSDP2: a DTensor
+        norm = norm.full_tensor()
+    return float(norm)
+
+
+class NonFinite(RuntimeError):
+    pass
+
+
+class Log:
+    """metrics.jsonl (+ TensorBoard) on rank 0; a short line per step on stdout."""
+
+    def __init__(self, run_dir: Path, cfg: TrainConfig, ctx, resume_step: int):
+        from utils.records import read_jsonl_tolerant, write_jsonl
+
+        self.path, self.main = run_dir / "metrics.jsonl", ctx.main
+        self.tb = None
+        if not self.main:
+            return
+        # a resumed run rewrites the steps after its checkpoint, so each step is logged once
+        kept = [m for m in read_jsonl_tolerant(self.path) if m.get("step", 0) <= resume_step]
+        write_jsonl(self.path, kept)
+        if cfg.tensorboard:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.tb = SummaryWriter(str(run_dir / "tb"))
+
+    def __call__(self, step: int, metrics: dict, line: str) -> None:
+        if not self.main:
+            return
+        from utils.records import append_jsonl
+
+        append_jsonl(self.path, [{"step": step, **metrics}])
+        if self.tb is not None:
+            for k, v in metrics.items():
+                if isinstance(v, (int, float)):
+                    self.tb.add_scalar(k, v, step)
+        print(line, flush=True)
+
+
+def peak_flops(cfg: TrainConfig, ctx) -> float | None:
+    if ctx.device.type != "cuda":
+        return None
+    if cfg.peak_tflops:
+        return cfg.peak_tflops * 1e12
+    import torch
+
+    name = torch.cuda.get_device_name(ctx.device)
+    table = {"H100": 989e12, "H200": 989e12, "H800": 989e12, "A100": 312e12, "A800": 312e12, "B200": 2250e12,
+             "L40S": 362e12, "4090": 165e12}
+    return next((v for k, v in table.items() if k in name), None)
+
+
+def start(cfg: TrainConfig, ctx):
+    """Run directory, resume point and provenance; refuses to overwrite a run by accident."""
+    from utils import checkpoint
+    from utils.config import save_run_info
+
+    run_dir = Path(cfg.out_dir) / cfg.name
+    ckpt = checkpoint.latest(run_dir)
+    if ckpt is not None and not cfg.resume:
+        sys.exit(f"train.py: config error: resume (command line): {run_dir} already has checkpoints; "
+                 f"pass resume=true to continue or choose another name=")
+    if ctx.main:
+        save_run_info(cfg, run_dir, seed=cfg.seed)
+    return run_dir, (checkpoint.load_state(ckpt) if ckpt is not None else None), ckpt
+
+
+def save_bad_batch(run_dir: Path, step: int, ctx, payload: dict, what: str) -> None:
+    import torch
+
+    path = run_dir / "nonfinite" / f"step_{step:08d}_rank{ctx.rank}.pt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(payload, path)
+    raise NonFinite(f"train.py: {what} at step {step}; the batch is saved in {path.parent}/ for inspection")
+
+
+# =============================================================================== SFT
+
+
+def load_sft_examples(cfg: TrainConfig, tok):
+    """(prompt ids, response ids + eos) pairs, and how many were truncated / dropped."""
+    from utils.records import load_records
+
+    eos = tok.eos_token_id
+    out, truncated, dropped = [], 0, 0
+    for row in load_records(list(cfg.sft.data)):
+        if "response" in row:
+            responses = [row["response"]]
+        elif "responses" in row:
+            responses = list(row["responses"])
+        elif cfg.sft.use_answer and row.get("answer"):
+            responses = [row["answer"]]
+        else:
+            continue
+        prompt = encode_prompt(tok, row["prompt"], cfg.system_prompt)
+        if len(prompt) >= cfg.sft.max_len:
+            dropped += len(responses)
+            continue
+        for text in responses:
+            # the response is tokenized alone + eos: exactly the tokens a rollout generates
+            resp = tok(text, add_special_tokens=False)["input_ids"] + [eos]
+            room = cfg.sft.max_len - len(prompt)
+            truncated += len(resp) > room
+            out.append((prompt, resp[:room], len(resp) > room))
+    return out, truncated, dropped
+
+
+def train_sft(cfg: TrainConfig, ctx) -> None:
+    import random
+
+    import torch
+
+    from utils import checkpoint, dist
+    from utils.losses import token_logprobs
+    from utils.records import derive_seed
+
+    run_dir, state, ckpt = start(cfg, ctx)
+    model, tok = build_model(cfg, ctx, str(ckpt / "model") if ckpt and not cfg.lora.enabled else cfg.model,
+                             state["lora"] if state and cfg.lora.enabled else None)
+    examples, n_trunc, n_drop = load_sft_examples(cfg, tok)
+    s = cfg.sft
+    per_epoch = len(examples) // s.batch_size
+    if per_epoch == 0:
+        sys.exit(f"train.py: config error: sft.batch_size (command line): {len(examples)} examples make no batch of {s.batch_size}")
+    if s.batch_size % ctx.world:
+        sys.exit(f"train.py: config error: sft.batch_size: {s.batch_size} does not split over {ctx.world} ranks")
+    total = min(s.max_steps, per_epoch * s.epochs) if s.max_steps else per_epoch * s.epochs
+    if ctx.main:
+        print(f"sft: {len(examples)} examples ({n_trunc} truncated to sft.max_len={s.max_len}, {n_drop} dropped: "
+              f"prompt too long), {total} steps of {s.batch_size}", flush=True)
+    model = dist.wrap(model, dist.pick_strategy(cfg.strategy, model, ctx), ctx, bf16=cfg.dtype == "auto")
+    opt, sched = make_optimizer(cfg, model, total)
+    step = 0
+    if state is not None:
+        checkpoint.restore(state, model, opt, sched, ctx)
+        step = state["step"]
+    log = Log(run_dir, cfg, ctx, step)
+    model.train()
+    while step < total:
+        t0 = time.time()
+        epoch, k = divmod(step, per_epoch)
+        order = list(range(len(examples)))
+        random.Random(derive_seed(cfg.seed, "sft", epoch)).shuffle(order)
+        batch = [examples[i] for i in order[k * s.batch_size:(k + 1) * s.batch_size]][ctx.rank::ctx.world]
+        # token mean over the global batch: every rank divides by the global count / world
+        n_tok = dist.all_reduce(torch.tensor([float(sum(len(r) for _, r, _ in batch))]))[0].item()
+        micro = [batch[i:i + s.micro_batch_size] for i in range(0, len(batch), s.micro_batch_size)]
+        loss_sum = 0.0
+        for m, rows in enumerate(micro):
+            inputs, resp, mask = collate([(p, r) for p, r, _ in rows], tok.pad_token_id, ctx.device)
+            with no_sync(model, m == len(micro) - 1):
+                logp = token_logprobs(response_logits(model, inputs, resp.shape[1], ctx, cfg), resp)
+                loss = -(logp * mask).sum() / (n_tok / ctx.world)
+                loss.backward()
+            loss_sum += loss.item()
+        grad_norm = clip_and_check(model, cfg)
+        if not math.isfinite(grad_norm):
+            save_bad_batch(run_dir, step, ctx, {"rows": batch, "grad_norm": grad_norm}, "non-finite SFT loss/gradient")
+        lr = sched.get_last_lr()[0]
+        opt.step()
+        sched.step()
+        opt.zero_grad(set_to_none=True)
+        step += 1
+        loss_all = dist.all_reduce(torch.tensor([loss_sum]))[0].item()
+        trunc = dist.all_reduce(torch.tensor([float(sum(t for _, _, t in batch))]))[0].item() / s.batch_size
+        dt = time.time() - t0
+        log(step, {"loss": loss_all, "grad_norm": grad_norm, "lr": lr, "epoch": epoch, "truncated_ratio": trunc,
+                   "tokens": n_tok, "tokens_per_s": n_tok / dt, "time/step": dt},
+            f"sft step {step}/{total} | loss {loss_all:.4f} | grad {grad_norm:.3f} | lr {lr:.2e} | {dt:.2f}s")
+        if step % cfg.save_every == 0 or step == total:
+            ckpt = checkpoint.save(run_dir, step, model, opt, sched, tok, state={}, rank_state={},
+                                   keep_last=cfg.keep_last, ctx=ctx)
+    if ctx.main and ckpt is not None:
+        checkpoint.link_final(ckpt, run_dir / "final")
+    dist.barrier()
+
+
+# =============================================================================== RL
+
+
+@dataclass
+class Rollouts:
+    """One rank's share of a rollout batch: G consecutive rows per prompt."""
+    step: int
+    items: list  # envs.sampler.Item per prompt
+    comps: list  # per prompt, G utils.engine.Completion
+
+
+def generate_rollouts(engine, tok, cfg: TrainConfig, ctx, step: int, items: list, first_index: int) -> Rollouts:
+    """Sample G responses per prompt; prompt i's seed depends only on (seed, step, its global index),
+    so the rollouts do not depend on the number of ranks."""
+    from utils.engine import SamplingParams, chat
+    from utils.records import derive_seed
+
+    r = cfg.rl
+    params = SamplingParams(n=r.group_size, temperature=r.temperature, top_p=r.top_p, max_tokens=r.max_tokens,
+                            logprobs=True, seed=None)
+    seeds = [derive_seed(cfg.seed, "rollout", step, first_index + i) for i in range(len(items))]
+    comps = engine.generate([chat(it.record["prompt"], cfg.system_prompt or None) for it in items], params, seeds=seeds)
+    eos = tok.eos_token_id
+    for row in comps:
+        for c in row:
+            # the stop token is part of the response the policy must learn to emit; the hf backend
+            # leaves it out of token_ids (vLLM keeps it): add it, its behaviour log-prob unknown (nan)
+            if c.finish_reason == "stop" and (not c.token_ids or c.token_ids[-1] != eos):
+                c.token_ids = list(c.token_ids) + [eos]
+                c.logprobs = list(c.logprobs or []) + [float("nan")]
+    return Rollouts(step, items, comps)
+
+
+def score_rollouts(sampler, batch: Rollouts) -> tuple[list[float], list[bool], list[str]]:
+    """envs.score per rollout; an exception is logged and scores the env's minimum reward."""
+    import envs
+
+    values, correct, errors = [], [], []
+    for item, row in zip(batch.items, batch.comps):
+        env = sampler.env_of(item)
+        for c in row:
+            try:
+                rew = envs.score(item.record, c.text, env=env)
+                values.append(float(rew.value))
+                correct.append(bool(rew.correct))
+            except Exception as e:  # a scorer bug must not kill a long run, but it is never silent
+                errors.append(f"{item.record.get('id')}: {type(e).__name__}: {e}")
+                values.append(float(env.reward_range[0]))
+                correct.append(False)
+    return values, correct, errors
+
+
+def sequence_logps(model, rows: list, cfg: TrainConfig, ctx, pad_id: int, temperature: float, mb: int):
+    """No-grad log-probs of each row's response tokens, as a list of 1-D tensors."""
+    import torch
+
+    from utils.losses import token_logprobs
+
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(rows), mb):
+            chunk = rows[i:i + mb]
+            inputs, resp, mask = collate(chunk, pad_id, ctx.device)
+            lp = token_logprobs(response_logits(model, inputs, resp.shape[1], ctx, cfg), resp, temperature)
+            out += [lp[b, :len(r)].float().cpu() for b, (_, r) in enumerate(chunk)]
+    return out
+
+
+def padded(seqs: list, T: int, fill: float = 0.0):
+    import torch
+
+    out = torch.full((len(seqs), T), fill)
+    for b, s in enumerate(seqs):
+        s = torch.as_tensor(s, dtype=torch.float32)
+        out[b, :len(s)] = s
+    return out
+
+
+def train_rl(cfg: TrainConfig, ctx) -> None:
+    import copy
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    import torch
+
+    from envs.sampler import PromptSampler
+    from utils import checkpoint, dist
+    from utils.engine import make_engine
+    from utils.losses import entropy, group_advantages, masked_mean, policy_loss, token_logprobs
+    from utils.rewards import novelty_bonus, topk_nll
+
+    r, G = cfg.rl, cfg.rl.group_size
+    n_prompts = r.batch_size // G
+    if n_prompts % ctx.world:
+        sys.exit(f"train.py: config error: rl.batch_size (command line): {n_prompts} prompts per step do not "
+                 f"split over {ctx.world} ranks")
+    rows_local = r.batch_size // ctx.world
+    if rows_local % r.minibatches:
+        sys.exit(f"train.py: config error: rl.minibatches (command line): {rows_local} rollouts per rank do not "
+                 f"split into {r.minibatches} minibatches")
+    per_rank = n_prompts // ctx.world
+    eps_low, eps_high = cfg.clip_eps()
+
+    run_dir, state, ckpt = start(cfg, ctx)
+    model, tok = build_model(cfg, ctx, str(ckpt / "model") if ckpt and not cfg.lora.enabled else cfg.model,
+                             state["lora"] if state and cfg.lora.enabled else None)
+    policy = model  # the unwrapped module: what the hf engine samples from
+    strategy = dist.pick_strategy(cfg.strategy, model, ctx)
+    model = dist.wrap(model, strategy, ctx, bf16=cfg.dtype == "auto")
+    total_opt_steps = r.steps * r.minibatches
+    opt, sched = make_optimizer(cfg, model, total_opt_steps)
+    sampler = PromptSampler(cfg.data, seed=cfg.seed, rollouts_per_problem=G, total_steps=r.steps)
+    ref = load_reference(cfg.ref_model, ctx) if (cfg.novelty.enabled or r.kl_coef > 0) else None
+
+    step, pending = 0, None
+    if state is not None:
+        mine = checkpoint.restore(state, model, opt, sched, ctx)
+        sampler.load_state_dict(state["sampler"])
+        step = state["step"]
+        if mine.get("pending") is not None:  # async: the batch generated before the checkpoint
+            pending = Future()
+            pending.set_result(mine["pending"])
+
+    # Rollout engine. hf + sync: the live model (nothing to sync). hf + async: a copy that samples
+    # in a thread while the policy trains. vllm: its own weights, synced after each step.
+    ecfg = copy.deepcopy(r.engine)
+    ecfg.model = str(ckpt / "model") if ckpt else cfg.model
+    if ecfg.backend == "hf":
+        engine = make_engine(ecfg, model=copy.deepcopy(policy) if r.async_rollouts else policy, tokenizer=tok)
+    else:
+        engine = make_engine(ecfg, seed=cfg.seed + ctx.rank)
+
+    def sync_engine():
+        if ecfg.backend == "hf" and r.async_rollouts:
+            engine.model.load_state_dict(policy.state_dict())
+        elif ecfg.backend == "vllm":
+            sd = checkpoint.hf_weights(model, checkpoint.full_state_dict(model, cpu=False))
+            engine.sync_weights(sd.items())
+
+    pool = ThreadPoolExecutor(1) if r.async_rollouts else None
+
+    def launch(s: int):
+        """Draw step s's prompts (every rank draws the same list, keeps its slice) and roll them out."""
+        items = sampler.sample(s, n_prompts)[ctx.rank * per_rank:(ctx.rank + 1) * per_rank]
+        if pool is None:
+            return generate_rollouts(engine, tok, cfg, ctx, s, items, ctx.rank * per_rank)
+        return pool.submit(generate_rollouts, engine, tok, cfg, ctx, s, items, ctx.rank * per_rank)
+
+    log = Log(run_dir, cfg, ctx, step)
+    peak = peak_flops(cfg, ctx)
+    n_params = sum(p.numel() for p in policy.parameters())
+    sync_engine()
+    model.train()
+    while step < r.steps:
+        t_step = time.time()
+        times = {}
+
+        # 1-2. sample prompts -> rollouts (async: this batch was generated during the last step)
+        t = time.time()
+        if pool is None:
+            batch = launch(step)
+        else:
+            batch = (pending or launch(step)).result()
+            sync_engine()
+            pending = launch(step + 1) if step + 1 < r.steps else None
+        times["rollout"] = time.time() - t
+        comps = [c for row in batch.comps for c in row]
+        rows = [(c.prompt_token_ids, c.token_ids) for c in comps]
+        group_ids = torch.arange(len(batch.items)).repeat_interleave(G)
+
+        # 3. rewards (+ novelty bonus: only correct rollouts need the reference's forward pass)
+        t = time.time()
+        values, correct, errors = score_rollouts(sampler, batch)
+        for e in errors[:3]:
+            print(f"rank {ctx.rank} step {step}: score error, minimum reward given: {e}", file=sys.stderr, flush=True)
+        rewards = torch.tensor(values, dtype=torch.float32)
+        correct_t = torch.tensor(correct)
+        times["reward"] = time.time() - t
+        t = time.time()
+        T = max(len(c.token_ids) for c in comps)
+        mask = padded([[1.0] * len(c.token_ids) for c in comps], T)
+        bonus, u = torch.zeros_like(rewards), torch.zeros_like(rewards)
+        if cfg.novelty.enabled:
+            idx = [i for i, ok in enumerate(correct) if ok]
+            if ctx.world > 1 and strategy == "fsdp":
+                raise NotImplementedError("novelty with an FSDP-sharded reference")  # ref is never sharded today
+            if idx:
+                nll = [-lp for lp in sequence_logps(ref, [rows[i] for i in idx], cfg, ctx, tok.pad_token_id, 1.0,
+                                                    r.micro_batch_size)]
+                u[idx] = topk_nll(padded(nll, T), mask[idx], k=cfg.novelty.k)
+            bonus = novelty_bonus(u, correct_t, group_ids, weight=cfg.novelty.weight, norm=cfg.novelty.norm)
+        ref_logp = None
+        if r.kl_coef > 0:
+            ref_logp = padded(sequence_logps(ref, rows, cfg, ctx, tok.pad_token_id, r.temperature, r.micro_batch_size), T)
+        times["reference"] = time.time() - t
+
+        # 4. advantages: r - group mean (divided by the group std only if rl.scale_rewards=group)
+        adv = group_advantages(rewards + bonus, group_ids, scale=r.scale_rewards)
+
+        # 5-6. loss -> optimizer steps. old_logp: the behaviour log-probs when async (one step
+        # off-policy); else the policy before this step's updates (recomputed: an engine's log-probs
+        # differ numerically, which GSPO's 3e-4 clip would see), which for one minibatch is logp itself.
+        t = time.time()
+        behaviour = padded([c.logprobs if c.logprobs is not None else [] for c in comps], T, float("nan"))
+        if r.async_rollouts:
+            old_logp = behaviour
+        elif r.minibatches > 1:
+            old_logp = padded(sequence_logps(model, rows, cfg, ctx, tok.pad_token_id, r.temperature,
+                                             r.micro_batch_size), T)
+        else:
+            old_logp = None
+        times["old_logp"] = time.time() - t
+        t = time.time()
+        # minibatch m holds the rows whose global index = m (mod minibatches): the same rows for any
+        # number of ranks, so a 2-process run matches a 1-process one
+        offset = ctx.rank * rows_local
+        tok_counts = torch.tensor([[float(mask[i].sum()) for i in range(len(rows)) if (offset + i) % r.minibatches == m]
+                                   for m in range(r.minibatches)]).sum(1)
+        tok_counts = dist.all_reduce(tok_counts)
+        sums = {"entropy": 0.0, "clip_frac_low": 0.0, "clip_frac_high": 0.0, "ratio_mean": 0.0, "kl": 0.0,
+                "loss": 0.0, "behaviour_logp_gap": 0.0}
+        n_micro, grad_norms, lrs = 0, [], []
+        for m in range(r.minibatches):
+            mine = [i for i in range(len(rows)) if (offset + i) % r.minibatches == m]
+            micro = [mine[i:i + r.micro_batch_size] for i in range(0, len(mine), r.micro_batch_size)]
+            for j, idx in enumerate(micro):
+                inputs, resp, mmask = collate([rows[i] for i in idx], tok.pad_token_id, ctx.device)
+                Tm = resp.shape[1]
+                with no_sync(model, j == len(micro) - 1):
+                    logits = response_logits(model, inputs, Tm, ctx, cfg)
+                    logp = token_logprobs(logits, resp, r.temperature)
+                    old = logp.detach() if old_logp is None else old_logp[idx, :Tm].to(ctx.device)
+                    # a token whose behaviour log-prob is unknown (the stop token the hf backend
+                    # leaves out) takes the current one: ratio 1 for that token
+                    old = torch.where(torch.isnan(old), logp.detach(), old)
+                    loss, st = policy_loss(logp, old, adv[idx].to(ctx.device), mmask, level=r.level, eps_low=eps_low,
+                                           eps_high=eps_high, agg=r.agg, kl_coef=r.kl_coef,
+                                           ref_logp=None if ref_logp is None else ref_logp[idx, :Tm].to(ctx.device))
+                    # scale to this micro-batch's share of the global minibatch; DDP then averages ranks
+                    if r.agg == "token_mean":
+                        weight = float(mmask.sum()) / float(tok_counts[m]) * ctx.world
+                    else:
+                        weight = len(idx) / len(mine)
+                    (loss * weight).backward()
+                if not torch.isfinite(loss):
+                    print(f"rank {ctx.rank} step {step}: non-finite loss {loss.item()} (minibatch {m})",
+                          file=sys.stderr, flush=True)
+                beh = behaviour[idx, :Tm].to(ctx.device)
+                known = (~torch.isnan(beh)) & (mmask > 0)
+                sums["behaviour_logp_gap"] += float(masked_mean((logp.detach() - torch.nan_to_num(beh)).abs(), known))
+                sums["entropy"] += float(masked_mean(entropy(logits.detach(), r.temperature), mmask))
+                for k, v in st.items():
+                    sums[k] += float(v)
+                n_micro += 1
+            grad_norm = clip_and_check(model, cfg)
+            if not math.isfinite(grad_norm):
+                save_bad_batch(run_dir, step, ctx, {
+                    "records": [it.record for it in batch.items], "responses": [c.text for c in comps],
+                    "rows": rows, "rewards": rewards, "bonus": bonus, "advantages": adv, "old_logp": old_logp,
+                    "behaviour_logp": behaviour, "minibatch": m, "grad_norm": grad_norm},
+                    f"non-finite loss/gradient (minibatch {m}, grad norm {grad_norm})")
+            grad_norms.append(grad_norm)
+            lrs.append(sched.get_last_lr()[0])
+            opt.step()
+            sched.step()
+            opt.zero_grad(set_to_none=True)
+        times["train"] = time.time() - t
+        t = time.time()
+        if not r.async_rollouts:
+            sync_engine()
+        times["sync"] = time.time() - t
+
+        # 7. feed the controller, log. Every rank sees every rollout's outcome, so the controller
+        # state (and the next prompts) is the same on every rank.
+        lens = [len(c.token_ids) for c in comps]
+        local = {"env": [it.record["env"] for it in batch.items for _ in range(G)],
+                 "difficulty": [int(it.record.get("difficulty") or 0) for it in batch.items for _ in range(G)],
+                 "reward": values, "correct": correct, "len": lens, "prompt_len": [len(p) for p, _ in rows],
+                 "clipped": [c.finish_reason == "length" for c in comps], "bonus": bonus.tolist(),
+                 "u": u.tolist(), "errors": len(errors)}
+        everything = dist.all_gather_object(local)
+        step_results = [(it, ok) for it, row_ok in zip(batch.items, [correct[i:i + G] for i in range(0, len(correct), G)])
+                        for ok in row_ok]
+        for rank_results in dist.all_gather_object([(it, ok) for it, ok in step_results]):
+            sampler.update(rank_results)
+        train_stats = dist.all_reduce(torch.tensor([sums[k] for k in sums] + [float(n_micro)]))
+        train_stats = {k: float(train_stats[i] / train_stats[-1]) for i, k in enumerate(sums)}
+        step += 1
+        times["step"] = time.time() - t_step
+        if ctx.main:
+            metrics = rl_metrics(everything, G, train_stats, sampler.difficulties(), times, cfg)
+            metrics.update(grad_norm=max(grad_norms), lr=lrs[-1])
+            if peak:
+                flops = 6 * n_params * metrics["tokens"]  # forward + backward of the policy
+                metrics["mfu"] = flops / (times["train"] * peak * ctx.world)
+            samples = [{"step": step, "id": it.record.get("id"), "env": it.record["env"], "response": c.text,
+                        "reward": values[i * G + j], "correct": correct[i * G + j]}
+                       for i, (it, row) in enumerate(zip(batch.items, batch.comps)) for j, c in enumerate(row)]
+            from utils.records import append_jsonl
+
+            append_jsonl(run_dir / "samples.jsonl", samples[:r.log_samples])
+            line = (f"rl step {step}/{r.steps} | reward {metrics['reward_mean']:.3f} acc {metrics['accuracy']:.3f} | "
+                    f"len {metrics['response_len']:.0f} | clip {metrics['clip_frac_low'] + metrics['clip_frac_high']:.3f}"
+                    f" | ent {metrics['entropy']:.3f}" + (f" | bonus {metrics['novelty/bonus_abs_mean']:.3f}"
+                                                         if cfg.novelty.enabled else "") + f" | {times['step']:.1f}s")
+            log(step, metrics, line)
+
+        # 8. checkpoint (async: with the batch already generated for the next step)
+        if step % cfg.save_every == 0 or step == r.steps:
+            rank_state = {"pending": pending.result() if pending is not None else None}
+            ckpt = checkpoint.save(run_dir, step, model, opt, sched, tok, state={"sampler": sampler.state_dict()},
+                                   rank_state=rank_state, keep_last=cfg.keep_last, ctx=ctx)
+    if pool is not None:
+        pool.shutdown()
+    if ctx.main and ckpt is not None:
+        checkpoint.link_final(ckpt, run_dir / "final")
+    dist.barrier()
+
+
+def rl_metrics(per_rank: list[dict], G: int, train: dict, difficulty: dict, times: dict, cfg: TrainConfig) -> dict:
+    """One step's log line: rewards per env, accuracy, lengths, clip fractions, novelty, timing."""
+    import statistics as st
+
+    cols = {k: [v for d in per_rank for v in d[k]] for k in per_rank[0] if k != "errors"}
+    n = len(cols["reward"])
+    rewards = cols["reward"]
+    groups = [rewards[i:i + G] for i in range(0, n, G)]
+    out = {"reward_mean": st.fmean(rewards), "reward_std": st.pstdev(rewards),
+           "accuracy": sum(cols["correct"]) / n,
+           "frac_reward_zero_std": sum(max(g) == min(g) for g in groups) / len(groups),
+           "response_len": st.fmean(cols["len"]), "response_len_max": max(cols["len"]),
+           "clipped_ratio": sum(cols["clipped"]) / n, "score_errors": sum(d["errors"] for d in per_rank),
+           "tokens": sum(cols["len"]) + sum(cols["prompt_len"])}
+    for env in sorted(set(cols["env"])):
+        rs = [x for x, e in zip(rewards, cols["env"]) if e == env]
+        cs = [x for x, e in zip(cols["correct"], cols["env"]) if e == env]
+        out.update({f"reward_mean/{env}": st.fmean(rs), f"reward_std/{env}": st.pstdev(rs),
+                    f"accuracy/{env}": sum(cs) / len(cs), f"count/{env}": len(rs)})
+    for env, d in difficulty.items():
+        out[f"difficulty/{env}"] = d
+    out.update(train)
+    if cfg.novelty.enabled:
+        bonus = cols["bonus"]
+        nz = [b for b in bonus if b != 0]
+        u = [x for x, ok in zip(cols["u"], cols["correct"]) if ok]
+        out.update({"novelty/bonus_mean": st.fmean(bonus), "novelty/bonus_abs_mean": st.fmean(abs(b) for b in bonus),
+                    "novelty/bonus_max": max(bonus), "novelty/frac_rollouts_with_bonus": len(nz) / n,
+                    "novelty/u_mean_correct": st.fmean(u) if u else 0.0})
+    out["tokens_per_s"] = out["tokens"] / times["step"]
+    out["rollout_tokens_per_s"] = sum(cols["len"]) / max(times["rollout"], 1e-9)
+    out.update({f"time/{k}": v for k, v in times.items()})
+    return out
+
+
+def main(argv: list[str]) -> None:
+    cfg = load(TrainConfig, argv, prog="train.py")
+    import torch
+
+    from utils import dist
+
+    ctx = dist.init()
+    torch.manual_seed(cfg.seed + ctx.rank)
+    try:
+        if cfg.stage == "sft":
+            train_sft(cfg, ctx)
+        else:
+            train_rl(cfg, ctx)
+    except NonFinite as e:
+        sys.exit(str(e))
+    finally:
+        dist.close()
+
 
 if __name__ == "__main__":
-    sys.exit("train.py is not built yet; see the project's open issues.")
+    main(sys.argv[1:])
