@@ -1,0 +1,140 @@
+"""Math answer grading: extract the final answer, compare with math-verify, in killable workers.
+
+    grade_math(gold, response) -> bool            one answer, in this process
+    MathGrader(workers=2).grade(pairs)            many answers, each in a worker process with a
+                                                  hard timeout; an overrun is wrong and reported
+
+Why workers: math-verify's own timeout uses SIGALRM, which fails outside the main thread and
+cancels any outer alarm, and cannot interrupt C code (sympy evaluating 10^{10^{10^{10}}}).
+Only killing a process reliably stops that, so the pool replaces a worker that overruns.
+"""
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from queue import Queue
+
+from utils.timeout import TimeoutWorker, WorkerCrashed
+
+MAX_ANSWER_CHARS = 2000  # a final answer longer than this is not an answer
+_ANSWER_IS = re.compile(r"(?:final answer|answer)\s*(?:is|:)\s*\$?([^\n$]{1,200})", re.IGNORECASE)
+
+
+def _braced(text: str, open_at: int) -> str | None:
+    """Content of the {...} group whose '{' is at open_at (balanced), or None if unclosed."""
+    depth = 0
+    for i in range(open_at, len(text)):
+        ch = text[i]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return text[open_at + 1:i]
+    return None
+
+
+def last_boxed(text: str) -> str | None:
+    """Content of the last \\boxed{...} (or \\fbox{...}) with balanced braces."""
+    for macro in ("\\boxed", "\\fbox"):
+        start = text.rfind(macro + "{")
+        while start >= 0:
+            content = _braced(text, start + len(macro))
+            if content is not None:
+                return content
+            start = text.rfind(macro + "{", 0, start)
+    return None
+
+
+def extract_answer(response: str) -> str | None:
+    """The last \\boxed{}; else the last <answer> block; else 'the answer is X'; else None."""
+    if not isinstance(response, str):
+        return None
+    found = last_boxed(response)
+    if found is None:
+        close = response.rfind("</answer>")
+        open_ = response.rfind("<answer>", 0, close) if close >= 0 else -1
+        if open_ >= 0:
+            found = response[open_ + len("<answer>"):close]
+    if found is None:
+        matches = _ANSWER_IS.findall(response[-5000:])
+        found = matches[-1].strip().rstrip(".") if matches else None
+    if found is None or not found.strip() or len(found) > MAX_ANSWER_CHARS:
+        return None
+    return found.strip()
+
+
+def _dollars(latex: str) -> str:
+    """math-verify misreads bare LaTeX such as `241+44\\sqrt{30}` (as 241) or `(-1,1)`; in $...$
+    it parses the whole expression."""
+    s = latex.strip()
+    return s if s.startswith("$") or "\\boxed" in s else f"${s}$"
+
+
+def grade_math(gold: str, response: str) -> bool:
+    """True iff the response's final answer is mathematically equal to gold. Never raises.
+
+    In-process: fine for trusted input on the main thread; use MathGrader for model output."""
+    answer = extract_answer(response)
+    if answer is None or not isinstance(gold, str) or not gold.strip():
+        return False
+    return _verify(gold, answer)
+
+
+def _verify(gold: str, answer: str) -> bool:
+    from math_verify import parse, verify
+
+    try:
+        g = parse(_dollars(gold))
+        a = parse(_dollars(answer))
+        return bool(g and a and verify(g, a))
+    except Exception:  # math-verify/sympy raise many types on malformed LaTeX: a wrong answer
+        return False
+
+
+@dataclass
+class Grade:
+    correct: bool
+    status: str  # "ok" | "no_answer" | "timeout" | "error"
+    extracted: str | None
+
+
+class MathGrader:
+    """A pool of worker processes grading (gold, response) pairs under a hard per-item timeout."""
+
+    def __init__(self, workers: int = 2, timeout_s: float = 10.0, memory_mb: int | None = 4096):
+        self.timeout_s = timeout_s
+        self._workers: Queue[TimeoutWorker] = Queue()
+        for _ in range(max(1, workers)):
+            self._workers.put(TimeoutWorker(memory_mb=memory_mb))
+        self._n = max(1, workers)
+
+    def grade_one(self, gold: str, response: str) -> Grade:
+        answer = extract_answer(response)
+        if answer is None:
+            return Grade(False, "no_answer", None)
+        worker = self._workers.get()
+        try:
+            return Grade(bool(worker.call(_verify, gold, answer, timeout=self.timeout_s)), "ok", answer)
+        except TimeoutError:
+            return Grade(False, "timeout", answer)
+        except (WorkerCrashed, MemoryError, RuntimeError, OSError):
+            return Grade(False, "error", answer)
+        finally:
+            self._workers.put(worker)
+
+    def grade(self, pairs: list[tuple[str, str]]) -> list[Grade]:
+        """Grades in input order; never raises on the responses."""
+        with ThreadPoolExecutor(self._n) as ex:
+            return list(ex.map(lambda p: self.grade_one(*p), pairs))
+
+    def close(self) -> None:
+        while not self._workers.empty():
+            self._workers.get().close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
