@@ -46,9 +46,11 @@ MAX_BRIDGES = 4  # Tatham's limit on B
 ISLAND_CHARS = "123456789ABCDEFG"  # island number n is ISLAND_CHARS[n - 1]
 H_CHARS = "-=tq"  # k horizontal bridges: H_CHARS[k - 1]
 V_CHARS = '|"TQ'
-PARAMS = re.compile(r"(\d{1,6})x(\d{1,6})m(\d{1,6})(L?)")
+PARAMS = re.compile(r"([0-9]{1,6})x([0-9]{1,6})m([0-9]{1,6})(L?)")  # [0-9]: \d admits other scripts' digits
 ISLAND_PCT, EXPANSION_PCT = 30, 10  # Tatham's defaults: islands on 30% of cells, 10% "expansion"
 MAX_BAD_TRIES = 50  # Tatham's generator stops adding islands after this many failed tries in a row
+WATER, LINE, ISLAND, EDGE = 0, 1, 2, 3  # cell kinds while laying out
+MAX_LAYOUTS = 10_000  # some size/level pairs never occur (4x4 medium); a 7x7 medium takes ~30 layouts
 
 
 @dataclass(frozen=True)
@@ -204,16 +206,20 @@ def deduce(g: Graph, lo: list[int], hi: list[int], level: int, log: list | None 
             continue
         if level < 2:
             return True
-        for k in range(len(n)):  # rotate so a pass resumes where the last deduction was found
-            i = (start + k) % len(n)
-            found = _lookahead(g, lo, hi, i)
-            if found:
-                break
-        else:
+        used = [0] * len(n)  # bridges surely at each island
+        for e, (a, b) in enumerate(ends):
+            used[a] += lo[e]
+            used[b] += lo[e]
+        # The cheaper rule first (the fixpoint is the same either way), and each scan starts at the
+        # island of the last find, so a pass resumes where it left off.
+        order = [(start + k) % len(n) for k in range(len(n))]
+        found = next(((i, f) for rule in (_must_bridge, _cap_bridge) for i in order
+                      for f in (rule(g, lo, hi, used, i),) if f), None)
+        if found is None:
             return True
-        start, (kind, e, v) = i, found
+        start, (kind, e, v) = found
         if log is not None:
-            log.append((kind, i, e, v))
+            log.append((kind, start, e, v))
         if kind == "cap":
             hi[e] = v
             touch(e)
@@ -243,27 +249,24 @@ def _no_loops(g: Graph, lo: list[int], hi: list[int], touch) -> bool:
     return changed
 
 
-def _lookahead(g: Graph, lo: list[int], hi: list[int], i: int):
-    """One hard deduction at island i as (kind, edge, value), or None. kind "cap": the edge carries
-    at most value; kind "must": at least value."""
-    n, inc = g.n, g.inc
-    used = [0] * len(n)
-    for e, (a, b) in enumerate(g.ends):
-        if lo[e]:
-            used[a] += lo[e]
-            used[b] += lo[e]
-    need = n[i] - used[i]
-    if need <= 0:
-        return None
-    for e in inc[i]:
+def _cap_bridge(g: Graph, lo: list[int], hi: list[int], used: list[int], i: int):
+    """Hard rule: ("cap", e, v) if edge e of island i can carry at most v (more is refuted)."""
+    need = g.n[i] - used[i]
+    for e in g.inc[i] if need > 0 else ():
         for v in range(lo[e] + 1, lo[e] + min(hi[e] - lo[e], need) + 1):
             if _refuted(g, lo, hi, used, i, e, v):
                 return "cap", e, v - 1
-    for e in inc[i]:
+    return None
+
+
+def _must_bridge(g: Graph, lo: list[int], hi: list[int], used: list[int], i: int):
+    """Hard rule: ("must", e, 1) if island i, filling all its other edges, would close off a group."""
+    need = g.n[i] - used[i]
+    for e in g.inc[i] if need > 0 else ():
         if lo[e] or hi[e] == 0:
             continue
-        extra = {f: min(hi[f] - lo[f], need) for f in inc[i] if f != e and hi[f] > lo[f]}
-        if used[i] + sum(extra.values()) == n[i] and _closed_off(g, lo, used, i, extra):
+        extra = {f: min(hi[f] - lo[f], need) for f in g.inc[i] if f != e and hi[f] > lo[f]}
+        if used[i] + sum(extra.values()) == g.n[i] and _closed_off(g, lo, used, i, extra):
             return "must", e, 1
     return None
 
@@ -358,60 +361,47 @@ def layout(rng: random.Random, w: int, h: int, maxb: int) -> tuple[list[tuple[in
     bridged to the one it grew from, now and then a bridge to an island already in line instead.
     Returns island positions and {(a, b): bridges}, retrying until every border has an island."""
     want = max(w * h * ISLAND_PCT // 100, 3)
+    stride = w + 2  # cells of a grid padded with a border, so walks need no bounds checks
+    rand = rng.random  # int(rand() * n) draws below n; several times faster than randrange
     while True:
-        island: dict[int, int] = {}  # cell -> island index
-        line = bytearray(w * h)  # cells under a bridge
-        pos: list[tuple[int, int]] = []
+        kind = bytearray([EDGE]) * stride + (bytearray([EDGE]) + bytearray(w) + bytearray([EDGE])) * h \
+            + bytearray([EDGE]) * stride
+        where: dict[int, int] = {}  # padded cell -> island index
+        cells: list[int] = []
         bridges: dict[tuple[int, int], int] = {}
-
-        def add(r, c):
-            island[r * w + c] = len(pos)
-            pos.append((r, c))
-
-        def join(a, b, dr, dc):
-            (r, c), (r2, c2) = pos[a], pos[b]
-            r, c = r + dr, c + dc
-            while (r, c) != (r2, c2):
-                line[r * w + c] = 1
-                r, c = r + dr, c + dc
-            bridges[min(a, b), max(a, b)] = rng.randrange(maxb) + 1
-
-        add(rng.randrange(h), rng.randrange(w))
+        first = (1 + int(rand() * h)) * stride + 1 + int(rand() * w)
+        kind[first], where[first] = ISLAND, 0
+        cells.append(first)
         bad = 0
-        while len(pos) < want and bad <= MAX_BAD_TRIES:
-            a = rng.randrange(len(pos))
-            r, c = pos[a]
-            dirs = [(dr, dc) for dr, dc in ((0, -1), (0, 1), (-1, 0), (1, 0)) if 0 <= r + dr < h and 0 <= c + dc < w]
-            dr, dc = dirs[rng.randrange(len(dirs))]
-            rr, cc = r + dr, c + dc
-            if line[rr * w + cc]:
-                bad += 1
-                continue
-            target = None
-            while True:  # walk out to the grid edge, a bridge, or an island
-                if not (0 <= rr < h and 0 <= cc < w) or line[rr * w + cc]:
-                    far = (rr - r - dr) * dr + (cc - c - dc) * dc  # steps to the last free cell
-                    break
-                if rr * w + cc in island:
-                    target = island[rr * w + cc]
-                    far = (rr - r - 2 * dr) * dr + (cc - c - 2 * dc) * dc  # leave a gap before it
-                    break
-                rr, cc = rr + dr, cc + dc
-            if target is not None and rng.randrange(100) < EXPANSION_PCT:
-                join(a, target, dr, dc)
-                continue
-            if far < 2:
-                bad += 1
-                continue
-            step = far if rng.randrange(100) < EXPANSION_PCT else 2 + rng.randrange(far - 1)
-            nr, nc = r + step * dr, c + step * dc
-            if any(0 <= nr + s * dc < h and 0 <= nc + s * dr < w and (nr + s * dc) * w + nc + s * dr in island
-                   for s in (1, -1)):
-                bad += 1  # it would touch an island beside it
-                continue
-            add(nr, nc)
-            join(a, len(pos) - 1, dr, dc)
-            bad = 0
+        while len(cells) < want and bad <= MAX_BAD_TRIES:
+            a = int(rand() * len(cells))
+            k0 = cells[a]
+            dirs = [d for d in (-1, 1, -stride, stride) if kind[k0 + d] != EDGE]
+            d = dirs[int(rand() * len(dirs))]
+            k, steps = k0 + d, 1
+            while kind[k] == WATER:  # walk out to the border, a bridge or an island
+                k, steps = k + d, steps + 1
+            if kind[k] == ISLAND and rand() * 100 < EXPANSION_PCT:
+                b = where[k]
+            else:
+                far = steps - 2 if kind[k] == ISLAND else steps - 1  # keep a gap before an island
+                if far < 2:
+                    bad += 1
+                    continue
+                k = k0 + d * (far if rand() * 100 < EXPANSION_PCT else 2 + int(rand() * (far - 1)))
+                side = stride if d in (-1, 1) else 1
+                if kind[k + side] == ISLAND or kind[k - side] == ISLAND:
+                    bad += 1  # it would touch an island beside it
+                    continue
+                b = len(cells)
+                kind[k], where[k] = ISLAND, b
+                cells.append(k)
+                bad = 0
+            for x in range(k0 + d, k, d):
+                kind[x] = LINE
+            bridges[min(a, b), max(a, b)] = 1 + int(rand() * maxb)
+        pos = [divmod(k, stride) for k in cells]
+        pos = [(r - 1, c - 1) for r, c in pos]
         rows = {r for r, _ in pos}
         cols = {c for _, c in pos}
         if len(pos) > 1 and {0, h - 1} <= rows and {0, w - 1} <= cols:
@@ -530,7 +520,7 @@ Every cell a bridge passes through shows that bridge."""
         if not (3 <= width <= MAX_SIDE and 3 <= height <= MAX_SIDE):
             raise ValueError(f"bridges: size {width}x{height} is outside 3..{MAX_SIDE} per side")
         target = LEVELS.index(level)
-        while True:
+        for _ in range(MAX_LAYOUTS):
             pos, bridges = layout(rng, width, height, 2)
             n = [0] * len(pos)
             for (a, b), k in bridges.items():
@@ -547,6 +537,8 @@ Every cell a bridge passes through shows that bridge."""
             deduce(g, lo, hi, target)
             if lo == hi:  # deductions only: the layout is the one solution
                 return puzzle, self._grid(puzzle, lo)
+        raise ValueError(f"bridges: no {level} puzzle among {MAX_LAYOUTS} random {width}x{height} layouts; "
+                         "try another size or level")
 
     @staticmethod
     def _grid(puzzle: Puzzle, vals: list[int]) -> list[str]:
@@ -630,6 +622,7 @@ Every cell a bridge passes through shows that bridge."""
         return text
 
     def explain(self, puzzle: Puzzle, solution: list[str], steps: int = 4) -> str:
+        """The solver's first few deductions in words, plus its first lookahead one if it needed any."""
         g = puzzle.graph
         lo, hi, log = [0] * len(g.cap), list(g.cap), []
         deduce(g, lo, hi, 2, log)
@@ -637,30 +630,25 @@ Every cell a bridge passes through shows that bridge."""
         def at(i):
             return f"the {g.n[i]} at {g.pos[i]}"
 
-        def bridges(v):
-            return f"{v} bridge" + ("s" if v != 1 else "")
-
-        lines = []
-        for kind, i, e, v in log[:steps]:
-            j = g.other(e, i)
+        def say(kind, i, e, v):
+            j, count = g.other(e, i), f"{v} bridge" + ("s" if v != 1 else "")
             if kind == "fill":
-                lines.append(f"{at(i).capitalize()} can only just reach its number, so it takes the most "
-                             f"it can toward {at(j)}: {bridges(v)}.")
-            elif kind == "least":
-                lines.append(f"{at(i).capitalize()} cannot reach its number without {at(j)}: at least "
-                             f"{bridges(v)} there.")
-            elif kind == "cap":
-                lines.append(f"{bridges(v + 1).capitalize()} between {at(i)} and {at(j)} would cut off a "
-                             f"finished group or starve a neighbour, so at most {v}.")
-            else:
-                lines.append(f"Filling every other edge of {at(i)} would close off a finished group, so it "
-                             f"needs a bridge to {at(j)}.")
-        if not lines:
-            lines.append("No bridge is forced at the start.")
+                return f"{at(i)} can only reach its number by using every bridge still open to it: {count} to {at(j)}."
+            if kind == "least":
+                return f"{at(i)} cannot reach its number without {at(j)}: at least {count} there."
+            if kind == "cap":
+                return (f"{v + 1} bridge{'s' if v else ''} between {at(i)} and {at(j)} would close off a finished "
+                        f"group or leave an island short, so " + (f"at most {count}." if v else "none there."))
+            return f"filling every other bridge of {at(i)} would close off a finished group, so it needs one to {at(j)}."
+
+        lines = [say(*step) for step in log[:steps]] or ["No bridge is forced at the start."]
+        later = next((step for step in log[steps:] if step[0] in ("cap", "must")), None)
+        if later:
+            lines.append("Later, looking one step ahead: " + say(*later))
         if solved(g, lo, hi):
             lines.append("...and the rest follows by the same kinds of deduction.")
         else:
-            lines.append("...further deductions stall, and trying the possible bridge counts on an open "
-                         "edge, discarding those that lead to a contradiction, finishes the grid.")
-        lines.append(f"All {len(g.n)} islands end up connected with their exact numbers of bridges.")
-        return "\n".join(lines)
+            lines.append("...then deductions stall; trying the possible bridge counts on an open pair of islands "
+                         "and discarding those that lead to a contradiction finishes the grid.")
+        lines.append(f"All {len(g.n)} islands end up connected, each with exactly its number of bridges.")
+        return "\n".join(line[0].upper() + line[1:] for line in lines)
