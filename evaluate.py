@@ -1,5 +1,319 @@
-"""evaluate.py: not built yet (see the open issue for it). It does nothing rather than pretend to work."""
+"""Evaluate a model with pass@k on math, code and env benchmarks.
+
+    python evaluate.py --config configs/eval/olymmath_hard.yaml model=runs/x/step_200 n=32
+    python evaluate.py compare runs/eval_a runs/eval_b            # solve sets and pass@k deltas
+
+Every problem gets n samples from one request with its own seed. Samples are graded as they
+arrive and appended to runs/<name>/samples.jsonl, so re-running the same command continues
+where it stopped. At the end: results.json (pass@k for every k with bootstrap 95% intervals,
+per benchmark and split), per_problem.csv (c of n per problem) and passk.png.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
 import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List
+
+from utils.benchmarks import BenchmarkConfig
+from utils.config import field, load
+from utils.engine import EngineConfig
+
+
+@dataclass
+class EvalConfig:
+    name: str = field("eval", help="run name: outputs go to <out_root>/<name>/")
+    out_root: str = field("runs", help="directory holding runs")
+    model: str = field("", help="model to evaluate (HF directory, checkpoint or served name); sets engine.model")
+    engine: EngineConfig = field(EngineConfig(), help="model backend")
+    benchmarks: List[BenchmarkConfig] = field([], help="benchmarks to evaluate (see configs/eval/)")
+    n: int = field(32, help="samples per problem (puzzle-to-math paper: pass@32)")
+    k: List[int] = field([1, 8, 32], help="pass@k values to report; each must be <= n")
+    temperature: float = field(0.6, help="sampling temperature (paper: 0.6)")
+    top_p: float = field(1.0, help="nucleus sampling")
+    max_tokens: int = field(25000, help="response token budget (paper: 25,000)")
+    seed: int = field(0, help="base seed; problem p of benchmark b samples with seed derive(seed, b, p)")
+    batch_problems: int = field(16, help="problems per generation call (results are cached after each)")
+    grading_workers: int = field(2, help="math grading worker processes")
+    grading_timeout_s: float = field(10.0, help="math: seconds per answer before the worker is killed")
+    bootstrap: int = field(1000, help="bootstrap resamples for the 95% intervals")
+
+    def validate(self):
+        if not self.benchmarks:
+            yield "benchmarks", "no benchmarks given"
+        if self.n < 1:
+            yield "n", "must be >= 1"
+        for k in self.k:
+            if k < 1 or k > self.n:
+                yield "k", f"pass@{k} needs 1 <= k <= n = {self.n}; raise n or drop k"
+        if not (self.model or self.engine.model) and self.engine.backend != "replay":
+            yield "model", "no model given"
+        names = [b.name for b in self.benchmarks]
+        if len(set(names)) != len(names):
+            yield "benchmarks", f"duplicate benchmark names {names}"
+
+
+# ------------------------------------------------------------------ sampling and grading
+
+
+def fingerprint(cfg: EvalConfig) -> str:
+    keys = {"model": cfg.engine.model, "backend": cfg.engine.backend, "temperature": cfg.temperature,
+            "top_p": cfg.top_p, "max_tokens": cfg.max_tokens, "seed": cfg.seed}
+    return hashlib.sha256(json.dumps(keys, sort_keys=True).encode()).hexdigest()[:16]
+
+
+class Graders:
+    """One grader per benchmark kind, created on first use."""
+
+    def __init__(self, cfg: EvalConfig):
+        self.cfg = cfg
+        self._math = self._sandbox = None
+
+    def grade(self, bench: BenchmarkConfig, problem, texts: list[str]) -> list[dict]:
+        if bench.kind == "math":
+            if self._math is None:
+                from utils.grading import MathGrader
+
+                self._math = MathGrader(self.cfg.grading_workers, self.cfg.grading_timeout_s)
+            return [{"correct": g.correct, "status": g.status, "extracted": g.extracted}
+                    for g in self._math.grade([(problem.gold, t) for t in texts])]
+        if bench.kind == "code":
+            from utils.codegrade import extract_code, grade_code
+
+            if self._sandbox is None:
+                from utils.sandbox import Sandbox
+
+                self._sandbox = Sandbox(output_chars=1 << 20)
+            out = []
+            for t in texts:
+                ok, status = grade_code(t, problem.gold, self._sandbox, timeout_s=bench.timeout_s)
+                out.append({"correct": ok, "status": status, "extracted": None if extract_code(t) is None else "code"})
+            return out
+        import envs
+
+        out = []
+        for t in texts:
+            rew = envs.score(problem.gold, t)
+            answer = envs.extract_answer(t)
+            out.append({"correct": rew.correct, "status": "ok" if answer is not None else "no_answer",
+                        "extracted": answer[:200] if answer is not None else None, "reward": rew.value})
+        return out
+
+    def close(self):
+        if self._math is not None:
+            self._math.close()
+        if self._sandbox is not None:
+            self._sandbox.close()
+
+
+def evaluate(cfg: EvalConfig, out: Path) -> None:
+    from tqdm import tqdm
+
+    from utils.benchmarks import load_problems
+    from utils.engine import SamplingParams, make_engine
+    from utils.records import append_jsonl, derive_seed, read_jsonl_tolerant
+
+    samples_path = out / "samples.jsonl"
+    cache: dict[tuple[str, str], dict[int, dict]] = defaultdict(dict)
+    for row in read_jsonl_tolerant(samples_path):
+        cache[(row["benchmark"], row["problem_id"])][row["sample"]] = row
+    benches = [(b, load_problems(b)) for b in cfg.benchmarks]  # fail on bad files before loading a model
+    todo = [(b, p) for b, ps in benches for p in ps if len(cache[(b.name, p.id)]) < cfg.n]
+    if not todo:
+        return
+    engine = make_engine(cfg.engine, seed=cfg.seed)
+    graders = Graders(cfg)
+    params = SamplingParams(n=cfg.n, temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_tokens)
+    bar = tqdm(total=len(todo) * cfg.n, desc="samples", unit="sample", file=sys.stderr, disable=None)
+    try:
+        for i in range(0, len(todo), cfg.batch_problems):
+            batch = todo[i:i + cfg.batch_problems]
+            seeds = [derive_seed(cfg.seed, b.name, p.id) for b, p in batch]
+            t0 = time.time()
+            outs = engine.generate([p.prompt for _, p in batch], params, seeds=seeds)
+            gen_s = time.time() - t0
+            rows = []
+            for (b, p), comps in zip(batch, outs):
+                grades = graders.grade(b, p, [c.text for c in comps])
+                for j, (c, g) in enumerate(zip(comps, grades)):
+                    rows.append({"benchmark": b.name, "problem_id": p.id, "sample": j, "seed": c.seed,
+                                 "split": _split_of(p), "model": cfg.engine.model, **g,
+                                 "tokens": len(c.token_ids) or None, "finish_reason": c.finish_reason,
+                                 "response": c.text})
+            append_jsonl(samples_path, rows)
+            bar.update(len(rows))
+            bar.set_postfix(gen_s=f"{gen_s:.1f}")
+    finally:
+        bar.close()
+        graders.close()
+
+
+def _split_of(problem) -> str:
+    d = problem.meta.get("difficulty")
+    return "all" if d is None or d == "" else str(d).lower()
+
+
+# ------------------------------------------------------------------ metrics
+
+
+def summarise(cfg: EvalConfig, out: Path) -> dict:
+    from utils.passk import bootstrap_ci, mean_pass_at_k
+    from utils.plots import passk_curves
+    from utils.records import read_jsonl_tolerant
+
+    latest: dict[tuple, dict] = {}
+    for row in read_jsonl_tolerant(out / "samples.jsonl"):
+        latest[(row["benchmark"], row["problem_id"], row["sample"])] = row
+    per_problem: dict[tuple[str, str], dict] = {}
+    for (bench, pid, j), row in sorted(latest.items()):
+        if j >= cfg.n:
+            continue
+        entry = per_problem.setdefault((bench, pid), {"split": row["split"], "n": 0, "c": 0, "status": Counter()})
+        entry["n"] += 1
+        entry["c"] += bool(row["correct"])
+        entry["status"][row["status"]] += 1
+    results = {"model": cfg.engine.model, "n": cfg.n, "temperature": cfg.temperature, "benchmarks": {}}
+    curves = {}
+    wanted = {b.name for b in cfg.benchmarks}
+    for bench in sorted({b for b, _ in per_problem if b in wanted}):
+        items = {pid: e for (b, pid), e in per_problem.items() if b == bench and e["n"] == cfg.n}
+        if not items:
+            continue
+        by_split = defaultdict(list)
+        splits = {e["split"] for e in items.values()}
+        for e in items.values():
+            by_split["all"].append((e["n"], e["c"]))
+            if len(splits) > 1:  # a single split would repeat "all"
+                by_split[e["split"]].append((e["n"], e["c"]))
+        entry = {"problems": len(items), "status_counts": dict(sum((e["status"] for e in items.values()), Counter())),
+                 "splits": {}}
+        for split, counts in by_split.items():
+            entry["splits"][split] = {
+                "problems": len(counts),
+                **{f"pass@{k}": {"mean": mean_pass_at_k(counts, k),
+                                 "ci95": list(bootstrap_ci(counts, k, resamples=cfg.bootstrap, seed=cfg.seed))}
+                   for k in cfg.k}}
+        results["benchmarks"][bench] = entry
+        all_counts = by_split["all"]
+        curve_ks = sorted({1, cfg.n, *cfg.k} | {2 ** i for i in range(12) if 2 ** i <= cfg.n})
+        curves[bench] = {k: mean_pass_at_k(all_counts, k) for k in curve_ks}
+    _write_outputs(out, results, per_problem, curves, passk_curves)
+    return results
+
+
+def _write_outputs(out: Path, results: dict, per_problem: dict, curves: dict, plot) -> None:
+    from io import StringIO
+
+    from utils.records import atomic_write_text
+
+    atomic_write_text(out / "results.json", json.dumps(results, indent=2) + "\n")
+    buf = StringIO()
+    w = csv.writer(buf)
+    w.writerow(["benchmark", "problem_id", "split", "n", "c"])
+    for (bench, pid), e in sorted(per_problem.items()):
+        w.writerow([bench, pid, e["split"], e["n"], e["c"]])
+    atomic_write_text(out / "per_problem.csv", buf.getvalue())
+    if curves:
+        plot(curves, out / "passk.png", title=f"pass@k: {results['model'] or 'model'}")
+
+
+def print_results(results: dict) -> None:
+    for bench, entry in results["benchmarks"].items():
+        for split, s in entry["splits"].items():
+            cells = "  ".join(f"{k} {v['mean']:.3f} [{v['ci95'][0]:.3f}, {v['ci95'][1]:.3f}]"
+                              for k, v in s.items() if k.startswith("pass@"))
+            print(f"{bench:24s} {split:8s} n_problems={s['problems']:4d}  {cells}")
+        bad = {k: v for k, v in entry["status_counts"].items() if k not in ("ok", "pass")}
+        if bad:
+            print(f"{'':24s} statuses: {bad}")
+
+
+# ------------------------------------------------------------------ compare
+
+
+def load_run(run: Path) -> tuple[dict, dict[str, dict[str, tuple[int, int]]]]:
+    results = json.loads((run / "results.json").read_text())
+    table: dict[str, dict[str, tuple[int, int]]] = defaultdict(dict)
+    with open(run / "per_problem.csv", newline="") as f:
+        for row in csv.DictReader(f):
+            table[row["benchmark"]][row["problem_id"]] = (int(row["n"]), int(row["c"]))
+    return results, table
+
+
+def compare(runs: list[Path]) -> dict:
+    """Per benchmark, the first run against each other: problems solved (c > 0) by both, only one,
+    neither (puzzle-to-math paper, section 5.1), and pass@k deltas."""
+    from utils.plots import grouped_bars
+    from utils.records import atomic_write_text
+
+    loaded = [load_run(r) for r in runs]
+    base_res, base = loaded[0]
+    report: dict = {"runs": [str(r) for r in runs], "benchmarks": {}}
+    bars: dict[str, dict[str, float]] = {}
+    for bench, base_probs in base.items():
+        for run, (res, table) in zip(runs[1:], loaded[1:]):
+            if bench not in table:
+                continue
+            common = sorted(set(base_probs) & set(table[bench]))
+            a = {p for p in common if base_probs[p][1] > 0}
+            b = {p for p in common if table[bench][p][1] > 0}
+            sets = {"both": sorted(a & b), f"only {runs[0].name}": sorted(a - b), f"only {run.name}": sorted(b - a),
+                    "neither": sorted(set(common) - a - b)}
+            ka = base_res["benchmarks"].get(bench, {}).get("splits", {}).get("all", {})
+            kb = res["benchmarks"].get(bench, {}).get("splits", {}).get("all", {})
+            deltas = {k: kb[k]["mean"] - ka[k]["mean"] for k in ka if k in kb and k.startswith("pass@")}
+            report["benchmarks"].setdefault(bench, {})[run.name] = {
+                "problems": len(common), "counts": {k: len(v) for k, v in sets.items()}, "sets": sets,
+                "pass@k_delta": deltas}
+            bars[f"{bench}: {runs[0].name} vs {run.name}"] = {k: len(v) for k, v in sets.items()}
+    out = runs[0].parent / ("compare-" + "-".join(r.name for r in runs))
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out / "compare.json", json.dumps(report, indent=2) + "\n")
+    if bars:
+        grouped_bars(bars, out / "compare.png", "problems solved (c > 0)", "problems")
+    report["out"] = str(out)
+    return report
+
+
+def print_compare(report: dict) -> None:
+    for bench, per_run in report["benchmarks"].items():
+        for run, r in per_run.items():
+            counts = "  ".join(f"{k}: {v}" for k, v in r["counts"].items())
+            deltas = "  ".join(f"{k} {v:+.3f}" for k, v in r["pass@k_delta"].items())
+            print(f"{bench} vs {run}: {counts}  |  {deltas}")
+    print(f"wrote {report['out']}/compare.json and compare.png")
+
+
+def main(argv: list[str]) -> None:
+    if argv[:1] == ["compare"]:
+        runs = [Path(a) for a in argv[1:]]
+        missing = [str(r) for r in runs if not (r / "per_problem.csv").exists()]
+        if len(runs) < 2 or missing:
+            sys.exit(f"evaluate.py compare: give two or more finished runs; missing results in {missing}")
+        print_compare(compare(runs))
+        return
+    cfg = load(EvalConfig, argv, prog="evaluate.py")
+    if cfg.model:
+        cfg.engine.model = cfg.model
+    out = Path(cfg.out_root) / cfg.name
+    from utils.config import save_run_info
+    from utils.records import atomic_write_text
+
+    fp_file = out / "fingerprint"
+    if fp_file.exists() and fp_file.read_text().strip() != fingerprint(cfg):
+        sys.exit(f"evaluate.py: {out} holds samples from another model or sampling settings; choose another name=")
+    save_run_info(cfg, out, seed=cfg.seed)
+    atomic_write_text(fp_file, fingerprint(cfg) + "\n")
+    evaluate(cfg, out)
+    results = summarise(cfg, out)
+    print_results(results)
+    print(f"wrote {out}/results.json, per_problem.csv, samples.jsonl, passk.png")
+
 
 if __name__ == "__main__":
-    sys.exit("evaluate.py is not built yet; see the project's open issues.")
+    main(sys.argv[1:])

@@ -1,0 +1,146 @@
+"""evaluate.py end to end: replayed responses with known grades, the tiny model with a killed and
+resumed run, and `compare`."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from utils.benchmarks import MATH_SUFFIX, BenchmarkConfig, load_problems
+from utils.passk import pass_at_k
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data" / "bench"
+
+MATH_RESPONSES = {  # problem id -> 4 responses; c = number correct
+    "m1": (["\\boxed{2}", "\\boxed{3}", "It is 2.", "The final answer is 2"], 2),
+    "m2": (["\\boxed{0.75}", "\\boxed{\\dfrac{3}{4}}", "\\boxed{3/4}", "\\boxed{\\frac{3}{5}}"], 3),
+    "m3": (["\\boxed{2}"] * 4, 0),
+    "m4": (["\\boxed{(-1, 1)}", "\\boxed{[-1,1]}", "", "\\boxed{(-1,1)} wait \\boxed{(0,1)}"], 1),
+    "m5": (["\\boxed{44\\sqrt{30}+352}", "\\boxed{352}", "\\boxed{10^{10^{10^{10}}}}", "x"], 1),
+    "m6": (["\\boxed{60}", "\\boxed{60^\\circ}", "\\boxed{60^{\\circ}}", "\\boxed{59}"], 3),
+}
+CODE_RESPONSES = {
+    "c1": (["```python\na, b = map(int, input().split())\nprint(a + b)\n```",
+            "```python\na, b = map(int, input().split())\nprint(a - b)\n```",
+            "```python\nwhile True:\n    pass\n```",
+            "```python\ndef broken(:\n```"], 1),
+    "c2": (["```python\nclass Solution:\n    def twiceSum(self, nums):\n        return 2 * sum(nums)\n```",
+            "```python\nclass Solution:\n    def twiceSum(self, nums):\n        return '12'\n```",
+            "no code here",
+            "```python\nclass Solution:\n    def twiceSum(self, nums):\n        raise ValueError\n```"], 1),
+}
+
+
+def run(args: list[str], **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "evaluate.py", *args], cwd=ROOT, capture_output=True, text=True, **kw)
+
+
+def write_replay(path: Path) -> None:
+    rows = []
+    math = {p.id: p for p in load_problems(BenchmarkConfig(name="m", kind="math", path=str(DATA / "math.jsonl"),
+                                                           fields={"id": "unique_id"}))}
+    for pid, (responses, _) in MATH_RESPONSES.items():
+        rows.append({"prompt": math[pid].prompt[-1]["content"], "responses": responses})
+    code = {p.id: p for p in load_problems(BenchmarkConfig(name="c", kind="code", path=str(DATA / "livecodebench.jsonl")))}
+    for pid, (responses, _) in CODE_RESPONSES.items():
+        rows.append({"prompt": code[pid].prompt[-1]["content"], "responses": responses})
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def eval_config(tmp_path: Path, replay: Path) -> Path:
+    cfg = tmp_path / "eval.yaml"
+    cfg.write_text(f"""
+name: replayed
+out_root: {tmp_path}
+engine: {{backend: replay, replay_path: {replay}}}
+n: 4
+k: [1, 2, 4]
+bootstrap: 200
+benchmarks:
+  - {{name: math, kind: math, path: {DATA / 'math.jsonl'}, fields: {{id: unique_id}}}}
+  - {{name: lcb, kind: code, path: {DATA / 'livecodebench.jsonl'}, timeout_s: 2.0}}
+""")
+    return cfg
+
+
+def test_replayed_run_grades_exactly(tmp_path):
+    replay = tmp_path / "replay.jsonl"
+    write_replay(replay)
+    r = run(["--config", str(eval_config(tmp_path, replay))], timeout=600)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "replayed"
+    with open(out / "per_problem.csv") as f:
+        got = {row["problem_id"]: int(row["c"]) for row in csv.DictReader(f)}
+    assert got == {pid: c for pid, (_, c) in {**MATH_RESPONSES, **CODE_RESPONSES}.items()}
+    results = json.loads((out / "results.json").read_text())
+    for bench, table in (("math", MATH_RESPONSES), ("lcb", CODE_RESPONSES)):
+        for k in (1, 2, 4):
+            want = sum(pass_at_k(4, c, k) for _, c in table.values()) / len(table)
+            assert results["benchmarks"][bench]["splits"]["all"][f"pass@{k}"]["mean"] == pytest.approx(want)
+    assert set(results["benchmarks"]["lcb"]["splits"]) == {"all", "easy", "medium"}
+    statuses = {(s["problem_id"], s["sample"]): s["status"] for s in map(json.loads, open(out / "samples.jsonl"))}
+    assert statuses[("c1", 2)] == "timeout" and statuses[("c1", 3)] == "compile_error"
+    assert statuses[("c1", 1)] == "wrong_answer" and statuses[("c2", 2)] == "no_code"
+    assert statuses[("c2", 3)] == "runtime_error" and statuses[("c2", 1)] == "wrong_answer"
+    assert statuses[("m5", 2)] in ("timeout", "ok") and statuses[("m4", 2)] == "no_answer"
+    assert (out / "passk.png").stat().st_size > 1000
+
+
+def test_bad_benchmark_files_fail_with_field_and_file(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"question": "1+1", "answer": "2"}) + "\n")
+    with pytest.raises(ValueError, match="'problem'.*bad.jsonl|bad.jsonl.*'problem'"):
+        load_problems(BenchmarkConfig(name="b", kind="math", path=str(bad)))
+    with pytest.raises(ValueError, match="unknown split|no nope-"):
+        load_problems(BenchmarkConfig(name="b", kind="env", path=str(tmp_path), split="nope"))
+    r = run(["benchmarks=[{name: x, path: a.jsonl}]", "k=[1,64]", "n=32", "model=m"])
+    assert r.returncode == 2 and "pass@64" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_tiny_model_run_resume_and_compare(tmp_path):
+    from utils.tiny import build_tiny
+
+    model = build_tiny(tmp_path / "tiny")
+    gen = subprocess.run([sys.executable, "generate.py", f"out={tmp_path / 'data'}",
+                          "splits.test=[{env: pattern, count: 6, params: {width: 4, height: 4}}]"],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert gen.returncode == 0, gen.stderr
+    common = [f"out_root={tmp_path}", f"model={model}", "n=3", "k=[1,3]", "max_tokens=12", "batch_problems=1",
+              "bootstrap=100", f"benchmarks=[{{name: puzzles, kind: env, path: {tmp_path / 'data'}}},"
+                               f"{{name: math, kind: math, path: {DATA / 'math.jsonl'}, fields: {{id: unique_id}}}}]"]
+    # an uninterrupted reference run
+    ref = run(["name=ref", *common], timeout=600)
+    assert ref.returncode == 0, ref.stderr
+    # a run killed after its first batch, then resumed
+    p = subprocess.Popen([sys.executable, "evaluate.py", "name=killed", *common], cwd=ROOT,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    samples = tmp_path / "killed" / "samples.jsonl"
+    deadline = time.time() + 300
+    while time.time() < deadline and (not samples.exists() or samples.read_text().count("\n") < 3):
+        time.sleep(0.05)
+    os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+    assert samples.read_text().count("\n") < 36, "the kill came too late to test resume"
+    resumed = run(["name=killed", *common], timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    key = lambda s: (s["benchmark"], s["problem_id"], s["sample"])  # noqa: E731
+    a = sorted((json.loads(line) for line in open(tmp_path / "ref" / "samples.jsonl")), key=key)
+    b = sorted((json.loads(line) for line in open(samples)), key=key)
+    assert [(key(s), s["response"], s["correct"]) for s in a] == [(key(s), s["response"], s["correct"]) for s in b]
+    assert len(a) == (6 + 6) * 3
+    cmp = run(["compare", str(tmp_path / "ref"), str(tmp_path / "killed")])
+    assert cmp.returncode == 0, cmp.stderr
+    report = json.loads((tmp_path / "compare-ref-killed" / "compare.json").read_text())
+    counts = report["benchmarks"]["puzzles"]["killed"]["counts"]
+    assert sum(counts.values()) == 6 and counts["only ref"] == counts["only killed"] == 0
+    # the same settings into a run with another model are refused
+    other = run(["name=ref", *[c for c in common if not c.startswith("model=")], f"model={tmp_path}"])
+    assert other.returncode != 0 and "another model" in other.stderr
