@@ -1,6 +1,7 @@
 """Bridges-specific tests: codec, hand-checked verifier cases, level grading, solver, generator, text."""
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from pathlib import Path
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 import envs
 from envs.puzzles import bridges
-from envs.puzzles.bridges import Bridges
+from envs.puzzles.bridges import Bridges, Puzzle
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "tatham" / "bridges.jsonl"
 if not FIXTURES.exists():
@@ -149,6 +150,39 @@ def test_ambiguous_puzzle_rejected(env):
         env.from_game_id(gid)
     with pytest.raises(ValueError, match="no solution"):
         env.from_game_id("3x3m2:1a1c1a1")
+
+
+def test_solver_matches_brute_force(env):
+    # Random island sets whose numbers come from a random bridge set, so some have several answers;
+    # every edge assignment is enumerated and checked with the rule-based verifier.
+    rng, checked, several = random.Random(1), 0, 0
+    while checked < 120:
+        w, h = rng.choice([(3, 3), (4, 3), (4, 4), (5, 4), (5, 5)])
+        at = {divmod(x, w) for x in rng.sample(range(w * h), rng.randint(3, 7))}
+        if any((r, c + 1) in at or (r + 1, c) in at for r, c in at):
+            continue
+        maxb, loops = rng.choice([1, 2, 2, 3]), rng.random() < 0.7
+        g = Puzzle(w, h, maxb, tuple(sorted((r, c, 16) for r, c in at)), loops).graph
+        if not 0 < len(g.ends) <= 10:
+            continue
+        vals = [rng.randint(0, maxb) for _ in g.ends]
+        for e in range(len(vals)):
+            if any(vals[f] for f in g.cross[e]):
+                vals[e] = 0
+        degree = [sum(vals[e] for e in g.inc[i]) for i in range(len(g.n))]
+        if 0 in degree:
+            continue
+        p = Puzzle(w, h, maxb, tuple((r, c, k) for (r, c), k in zip(g.pos, degree)), loops)
+        every = [env._grid(p, list(v)) for v in itertools.product(*[range(k + 1) for k in p.graph.cap])
+                 if not any(v[e] and v[f] for e in range(len(v)) for f in p.graph.cross[e])]
+        answers = sorted(grid for grid in every if env.is_solution(p, grid))
+        if not answers:
+            continue  # the bridge set was disconnected, or had a loop in the no-loops variant
+        assert sorted(env.solve(p, max_solutions=50)) == answers, env.encode(p)
+        assert len(env.solve(p, max_solutions=2)) == min(2, len(answers))
+        assert env.grade(p) is None or len(answers) == 1
+        checked, several = checked + 1, several + (len(answers) > 1)
+    assert several >= 3
 
 
 def test_fixture_levels_match_tathams(env):

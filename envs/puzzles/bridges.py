@@ -330,27 +330,29 @@ def solved(g: Graph, lo: list[int], hi: list[int]) -> bool:
     return lo == hi and (g.spans(lo) if g.loops else g.is_tree(lo))
 
 
-def search(g: Graph, lo: list[int], hi: list[int], limit: int, out: list[list[int]]) -> None:
-    """Depth-first search over edge values after hard deductions; appends solutions to out."""
-    if not deduce(g, lo, hi, 2) or not g.spans(hi):
-        return
-    open_ = [e for e in range(len(lo)) if lo[e] < hi[e]]
-    if not open_:
-        if g.loops or g.is_tree(lo):
-            out.append(lo)
-        return
-    e = min(open_, key=lambda f: hi[f] - lo[f])
-    for v in range(hi[e], lo[e] - 1, -1):
-        lo2, hi2 = lo[:], hi[:]
-        lo2[e] = hi2[e] = v
-        if v and not lo[e]:
-            if any(lo[f] for f in g.cross[e]):
-                continue
-            for f in g.cross[e]:
-                hi2[f] = 0
-        search(g, lo2, hi2, limit, out)
-        if len(out) >= limit:
-            return
+def search(g: Graph, limit: int) -> list[list[int]]:
+    """Up to `limit` solutions (edge values): hard deductions, then depth-first search on the most
+    constrained open edge. An explicit stack, so a big grid cannot exhaust Python's recursion."""
+    out: list[list[int]] = []
+    stack = [([0] * len(g.cap), list(g.cap))]
+    while stack and len(out) < limit:
+        lo, hi = stack.pop()
+        if not deduce(g, lo, hi, 2) or not g.spans(hi):
+            continue
+        open_ = [e for e in range(len(lo)) if lo[e] < hi[e]]
+        if not open_:
+            if g.loops or g.is_tree(lo):
+                out.append(lo)
+            continue
+        e = min(open_, key=lambda f: hi[f] - lo[f])  # no crossing edge is bridged, or hi[e] would be 0
+        for v in range(lo[e], hi[e] + 1):  # pushed low to high: the most bridges is tried first
+            lo2, hi2 = lo[:], hi[:]
+            lo2[e] = hi2[e] = v
+            if v:
+                for f in g.cross[e]:
+                    hi2[f] = 0
+            stack.append((lo2, hi2))
+    return out
 
 
 # ------------------------------------------------------------------ generation
@@ -498,10 +500,7 @@ Every cell a bridge passes through shows that bridge."""
     # ------------------------------------------------------------ solving
 
     def solve(self, puzzle: Puzzle, max_solutions: int = 2) -> list[list[str]]:
-        g = puzzle.graph
-        out: list[list[int]] = []
-        search(g, [0] * len(g.cap), list(g.cap), max_solutions, out)
-        return [self._grid(puzzle, vals) for vals in out]
+        return [self._grid(puzzle, vals) for vals in search(puzzle.graph, max_solutions)]
 
     def grade(self, puzzle: Puzzle) -> str | None:
         g = puzzle.graph
