@@ -11,6 +11,7 @@ import math
 import random
 from fractions import Fraction
 
+from envs.gym.algebra import poly_text
 from envs.gym.base import GymEnv, Retry, ask, tokens, to_float
 from utils.timeout import TimeoutWorker
 
@@ -248,20 +249,7 @@ class PolynomialMinimum(GymEnv):
         return {"coeffs": coeffs, "x_star": best[0]}, repr(best[0])
 
     def prompt(self, problem):
-        coeffs = problem["coeffs"]
-        deg = len(coeffs) - 1
-        terms = []
-        for i, c in enumerate(coeffs):
-            p = deg - i
-            if c == 0:
-                continue
-            mono = "" if p == 0 else ("x" if p == 1 else f"x^{p}")
-            mag = str(abs(c)) if (abs(c) != 1 or p == 0) else ""
-            body = f"{mag}*{mono}" if mag and mono else (mag or mono)
-            terms.append(("- " if c < 0 else "+ ") + body)
-        poly = " ".join(terms).lstrip("+ ")
-        if poly.startswith("- "):
-            poly = "-" + poly[2:]
+        poly = poly_text(problem["coeffs"])
         return ask(f"Let f(x) = {poly}.\n\nFind the real number x at which f attains its global minimum.",
                    "Give x as a decimal number with at least 6 significant digits, e.g. <answer>-1.234567</answer>.")
 

@@ -1,0 +1,360 @@
+"""Programming-competition problems with exact answers: counting, DP, combinatorics, games.
+
+Counts grow fast with d, so count answers are graded by (min(x, y) / max(x, y))^10 as in the
+RLVE paper's counting environments (exact Python integers, no modulus: a ratio of residues
+would mean nothing); a negative count is unparsable (-1).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from envs.gym.base import GymEnv, Retry, ask, int_list, one_int, ratio
+
+COUNT_FORMAT = "Give the count as one integer (exact, no modulus), e.g. <answer>42</answer>."
+
+
+class _CountEnv(GymEnv):
+    """A count answer: -1 unparsable or negative, else (min(x, y) / max(x, y))^10."""
+
+    category = "competition"
+
+    def reward(self, problem, answer):
+        x = one_int(answer)
+        return -1.0 if x < 0 else ratio(x, problem["count"], 10)
+
+
+@lru_cache(maxsize=None)
+def _good_completions(remaining: int, below: int) -> int:
+    """Ways to finish a 321-avoiding permutation with `remaining` values left, `below` of which
+    are smaller than the current maximum: the next value is either the smallest unused one (if
+    below > 0) or a new maximum, the j-th smallest of the remaining - below larger values."""
+    if remaining == 0:
+        return 1
+    total = _good_completions(remaining - 1, below - 1) if below else 0
+    for j in range(1, remaining - below + 1):
+        total += _good_completions(remaining - 1, below + j - 1)
+    return total
+
+
+def count_good_greater(p: list[int]) -> int:
+    """Permutations of 1..N that are lexicographically greater than p and whose bubble-sort swap
+    count equals the lower bound sum|i - p_i| / 2, i.e. that avoid the pattern 321 (CNOI 2018,
+    "bubble sort"): walk p's prefix, at each position add the completions of every valid larger
+    choice, stop once p's own prefix is no longer good."""
+    n, unused, mx, total = len(p), sorted(p), 0, 0
+    for i, cur in enumerate(p):
+        below = sum(v < mx for v in unused)
+        for v in unused:
+            if v <= cur:
+                continue
+            if v > mx:
+                total += _good_completions(n - i - 1, below + sum(mx < u < v for u in unused))
+            elif v == unused[0]:
+                total += _good_completions(n - i - 1, below - 1)
+        if not (cur > mx or cur == unused[0]):
+            break
+        unused.remove(cur)
+        mx = max(mx, cur)
+    return total
+
+
+class BubbleSwapLowerBoundPermutationCounting(_CountEnv):
+    """Good permutations above P (RLVE paper, from CNOI 2018; competition counting).
+    d: N = d + 3, P a random permutation; the count comes from the original problem's
+    algorithm (321-avoiding completions of each prefix). Reward: -1 unparsable or negative,
+    else (min(x, y) / max(x, y))^10."""
+
+    name = "bubble_swap_lower_bound_permutation_counting"
+
+    def size(self, difficulty):
+        return difficulty + 3
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        p = rng.sample(range(1, n + 1), n)
+        count = count_good_greater(p)
+        return {"perm": p, "count": count}, str(count)
+
+    def prompt(self, problem):
+        p = problem["perm"]
+        n = len(p)
+        return ask(f"Bubble sort sorts a permutation p_1, ..., p_N of 1..N by repeatedly swapping adjacent "
+                   "elements that are out of order. It needs at least (1/2) * sum over i of |i - p_i| swaps. "
+                   f"Call a permutation good if bubble sort needs exactly that many swaps.\n\nN = {n}, "
+                   f"P = {' '.join(map(str, p))}\n\nHow many good permutations of 1..{n} are "
+                   "lexicographically strictly greater than P?", COUNT_FORMAT)
+
+
+class GridPathCounting(_CountEnv):
+    """Monotone lattice paths avoiding blocked cells (competition DP). d: an (d+3) x (d+3) grid,
+    about 20% blocked. Reward: the count ratio^10."""
+
+    name = "grid_path_counting"
+
+    def size(self, difficulty):
+        return difficulty + 3
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        grid = [["#" if rng.random() < 0.2 else "." for _ in range(n)] for _ in range(n)]
+        grid[0][0] = grid[n - 1][n - 1] = "."
+        ways = [[0] * n for _ in range(n)]
+        for r in range(n):
+            for c in range(n):
+                if grid[r][c] == ".":
+                    ways[r][c] = 1 if r == c == 0 else (ways[r - 1][c] if r else 0) + (ways[r][c - 1] if c else 0)
+        if ways[-1][-1] == 0:
+            raise Retry
+        return {"grid": ["".join(r) for r in grid], "count": ways[-1][-1]}, str(ways[-1][-1])
+
+    def prompt(self, problem):
+        g = problem["grid"]
+        return ask(f"A grid ('#' blocked, '.' open):\n" + "\n".join(g) + "\n\nHow many paths go from the top-left "
+                   "cell to the bottom-right cell moving only right or down through open cells?", COUNT_FORMAT)
+
+
+class CoinChangeWays(_CountEnv):
+    """Ways to pay an amount with unlimited coins, order ignored (competition DP).
+    d: d // 2 + 2 coin values from 1..3(d+2), amount in [5(d+2), 10(d+2)]."""
+
+    name = "coin_change_ways"
+
+    def size(self, difficulty):
+        return 10 * (difficulty + 2)
+
+    def build(self, rng, difficulty):
+        coins = sorted(rng.sample(range(1, 3 * (difficulty + 2) + 1), difficulty // 2 + 2))
+        amount = rng.randint(self.size(difficulty) // 2, self.size(difficulty))
+        ways = [1] + [0] * amount
+        for c in coins:
+            for a in range(c, amount + 1):
+                ways[a] += ways[a - c]
+        if ways[amount] == 0:
+            raise Retry
+        return {"coins": coins, "amount": amount, "count": ways[amount]}, str(ways[amount])
+
+    def prompt(self, problem):
+        return ask(f"Coin values: {', '.join(map(str, problem['coins']))} (unlimited supply of each).\n\nIn how many "
+                   f"ways can you pay exactly {problem['amount']}? Two ways are the same if they use the same number "
+                   "of coins of each value.", COUNT_FORMAT)
+
+
+class IntegerPartitionCount(_CountEnv):
+    """Partitions of n into parts of size at most k (competition combinatorics).
+    d: n = 2d + 6, k uniform in [2, n]."""
+
+    name = "integer_partition_count"
+
+    def size(self, difficulty):
+        return 2 * difficulty + 6
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        k = rng.randint(2, n)
+        ways = [1] + [0] * n
+        for part in range(1, k + 1):
+            for a in range(part, n + 1):
+                ways[a] += ways[a - part]
+        return {"n": n, "k": k, "count": ways[n]}, str(ways[n])
+
+    def prompt(self, problem):
+        return ask(f"In how many ways can {problem['n']} be written as a sum of positive integers, each at most "
+                   f"{problem['k']}, if the order of the terms does not matter?", COUNT_FORMAT)
+
+
+class PatternAvoidingStringsCounting(_CountEnv):
+    """Strings over ABC of length n that avoid a substring (competition DP over a KMP automaton).
+    d: n = d + 6, forbidden pattern of length 2 or 3."""
+
+    name = "pattern_avoiding_strings_counting"
+
+    def size(self, difficulty):
+        return difficulty + 6
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        pat = "".join(rng.choice("ABC") for _ in range(rng.randint(2, 3)))
+        # state = length of the longest pattern prefix that is a suffix of the text so far
+        step = [[_longest_prefix_suffix(pat, pat[:s] + c) for c in "ABC"] for s in range(len(pat))]
+        ways = [1] + [0] * (len(pat) - 1)
+        for _ in range(n):
+            nxt = [0] * len(pat)
+            for s, w in enumerate(ways):
+                for t in step[s]:
+                    if t < len(pat):
+                        nxt[t] += w
+            ways = nxt
+        return {"n": n, "pattern": pat, "count": sum(ways)}, str(sum(ways))
+
+    def prompt(self, problem):
+        return ask(f"How many strings of length {problem['n']} over the letters A, B, C do not contain "
+                   f"{problem['pattern']} as a substring (contiguous)?", COUNT_FORMAT)
+
+
+def _longest_prefix_suffix(pat: str, text: str) -> int:
+    for k in range(min(len(pat), len(text)), -1, -1):
+        if text.endswith(pat[:k]):
+            return k
+    return 0
+
+
+class StirlingSecondKind(_CountEnv):
+    """Set partitions into k blocks, S(n, k) (competition combinatorics). d: n = d + 4, k in [2, n-1]."""
+
+    name = "stirling_second_kind"
+
+    def size(self, difficulty):
+        return difficulty + 4
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        k = rng.randint(2, n - 1)
+        s = [[0] * (k + 1) for _ in range(n + 1)]
+        s[0][0] = 1
+        for i in range(1, n + 1):
+            for j in range(1, k + 1):
+                s[i][j] = j * s[i - 1][j] + s[i - 1][j - 1]
+        return {"n": n, "k": k, "count": s[n][k]}, str(s[n][k])
+
+    def prompt(self, problem):
+        return ask(f"In how many ways can {problem['n']} distinct items be split into {problem['k']} non-empty "
+                   "groups, if the groups are not labelled (only which items are together matters)?", COUNT_FORMAT)
+
+
+class DigitSumCounting(_CountEnv):
+    """Integers in [1, N] with a given digit sum (competition digit DP). d: N has d + 2 digits."""
+
+    name = "digit_sum_counting"
+
+    def size(self, difficulty):
+        return difficulty + 2
+
+    def build(self, rng, difficulty):
+        digits = self.size(difficulty)
+        n = rng.randint(10 ** (digits - 1), 10 ** digits - 1)
+        s = rng.randint(2, max(2, 9 * digits // 2))
+        count = _digit_sum_count(n, s)
+        if count == 0:
+            raise Retry
+        return {"n": n, "s": s, "count": count}, str(count)
+
+    def prompt(self, problem):
+        return ask(f"How many integers x with 1 <= x <= {problem['n']} have decimal digits summing to "
+                   f"{problem['s']}?", COUNT_FORMAT)
+
+
+def _digit_sum_count(n: int, s: int) -> int:
+    """#{0 <= x <= n : digitsum(x) = s}, for s >= 1 (so x = 0 never counts)."""
+    digits = list(map(int, str(n)))
+
+    @lru_cache(maxsize=None)
+    def free(positions: int, total: int) -> int:
+        if total < 0:
+            return 0
+        if positions == 0:
+            return int(total == 0)
+        return sum(free(positions - 1, total - d) for d in range(10))
+
+    count, used = 0, 0
+    for i, top in enumerate(digits):
+        for d in range(top):
+            count += free(len(digits) - i - 1, s - used - d)
+        used += top
+    return count + int(used == s)
+
+
+class Josephus(GymEnv):
+    """Josephus problem (competition). d: n = 3d + 5 people, step k in [2, n].
+    Reward: -1 unparsable, 1 exact, else 0."""
+
+    name = "josephus"
+    category = "competition"
+
+    def size(self, difficulty):
+        return 3 * difficulty + 5
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        k = rng.randint(2, n)
+        last = 0
+        for m in range(2, n + 1):
+            last = (last + k) % m
+        return {"n": n, "k": k, "last": last + 1}, str(last + 1)
+
+    def prompt(self, problem):
+        n, k = problem["n"], problem["k"]
+        return ask(f"{n} people numbered 1 to {n} stand in a circle. Starting with person 1, count 1, 2, ..., {k} "
+                   f"around the circle; person number {k} in the count leaves, and counting restarts at 1 with the "
+                   "next person still standing. This repeats until one person is left. What is that person's "
+                   "number?", "Give one integer, e.g. <answer>5</answer>.")
+
+    def reward(self, problem, answer):
+        return 1.0 if one_int(answer) == problem["last"] else 0.0
+
+
+class NimWinningMove(GymEnv):
+    """A winning move in Nim (competition game theory; checked, not compared). d: d + 3 heaps of
+    1..4d+7 stones with non-zero XOR. Answer: heap index and stones left. Reward: -1 unparsable,
+    -0.5 not a legal move, 1 if the XOR after the move is 0, else 0."""
+
+    name = "nim_winning_move"
+    category = "competition"
+
+    def size(self, difficulty):
+        return difficulty + 3
+
+    def build(self, rng, difficulty):
+        heaps = [rng.randint(1, 4 * difficulty + 7) for _ in range(self.size(difficulty))]
+        x = 0
+        for h in heaps:
+            x ^= h
+        if x == 0:
+            raise Retry
+        i = next(i for i, h in enumerate(heaps) if h ^ x < h)
+        return {"heaps": heaps}, f"{i} {heaps[i] ^ x}"
+
+    def prompt(self, problem):
+        heaps = problem["heaps"]
+        return ask("Nim: players alternately remove any positive number of stones from one heap; whoever takes "
+                   f"the last stone wins. Heaps (index: stones): "
+                   + ", ".join(f"{i}: {h}" for i, h in enumerate(heaps)) +
+                   "\n\nYou move first. Give a move after which you can force a win.",
+                   "Give the heap index and the number of stones left in that heap after your move, separated by a "
+                   "space, e.g. <answer>2 5</answer>.")
+
+    def reward(self, problem, answer):
+        heaps, move = problem["heaps"], int_list(answer)
+        if len(move) != 2 or not 0 <= move[0] < len(heaps) or not 0 <= move[1] < heaps[move[0]]:
+            return -0.5
+        x = move[1]
+        for i, h in enumerate(heaps):
+            if i != move[0]:
+                x ^= h
+        return 1.0 if x == 0 else 0.0
+
+
+class SubsequenceCounting(_CountEnv):
+    """Occurrences of T as a (scattered) subsequence of S (competition DP).
+    d: |S| = 2d + 8 over AB, |T| = 3."""
+
+    name = "subsequence_counting"
+
+    def size(self, difficulty):
+        return 2 * difficulty + 8
+
+    def build(self, rng, difficulty):
+        s = "".join(rng.choice("AB") for _ in range(self.size(difficulty)))
+        t = "".join(rng.choice("AB") for _ in range(3))
+        ways = [1] + [0] * len(t)
+        for c in s:
+            for j in range(len(t), 0, -1):
+                if t[j - 1] == c:
+                    ways[j] += ways[j - 1]
+        if ways[-1] == 0:
+            raise Retry
+        return {"s": s, "t": t, "count": ways[-1]}, str(ways[-1])
+
+    def prompt(self, problem):
+        return ask(f"S = {problem['s']}\nT = {problem['t']}\n\nIn how many ways can T be obtained from S by deleting "
+                   "characters? (Count sets of positions in S, in order, that spell T.)", COUNT_FORMAT)
+
