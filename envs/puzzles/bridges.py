@@ -540,15 +540,15 @@ Every cell a bridge passes through shows that bridge."""
                          "try another size or level")
 
     @staticmethod
-    def _grid(puzzle: Puzzle, vals: list[int]) -> list[str]:
-        g = puzzle.graph
+    def _grid(puzzle: Puzzle, vals: list[int] = ()) -> list[str]:
+        """The board with vals[e] bridges on edge e (none by default)."""
         rows = [["."] * puzzle.width for _ in range(puzzle.height)]
         for r, c, k in puzzle.islands:
             rows[r][c] = ISLAND_CHARS[k - 1]
         for e, v in enumerate(vals):
             if v:
-                ch = (H_CHARS if g.horizontal[e] else V_CHARS)[v - 1]
-                for x in g.cells[e]:
+                ch = (H_CHARS if puzzle.graph.horizontal[e] else V_CHARS)[v - 1]
+                for x in puzzle.graph.cells[e]:
                     rows[x // puzzle.width][x % puzzle.width] = ch
         return ["".join(row) for row in rows]
 
@@ -607,13 +607,13 @@ Every cell a bridge passes through shows that bridge."""
     # ------------------------------------------------------------ text
 
     def initial_board(self, puzzle: Puzzle) -> list[str]:
-        return self._grid(puzzle, [0] * len(puzzle.graph.cap))
+        return self._grid(puzzle)  # no graph needed: score() calls this for every response
 
     def describe(self, puzzle: Puzzle) -> str:
         listed = "; ".join(f"({r}, {c}) = {k}" + (f" (shown as {ISLAND_CHARS[k - 1]})" if k > 9 else "")
                            for r, c, k in puzzle.islands)
         limit = "one bridge" if puzzle.maxb == 1 else f"{puzzle.maxb} bridges"
-        text = ("Grid (digits are islands, '.' is water):\n" + "\n".join(self.initial_board(puzzle))
+        text = ("Grid (islands show their numbers, '.' is water):\n" + "\n".join(self.initial_board(puzzle))
                 + f"\n\nIslands as (row, column) = number, {len(puzzle.islands)} in all:\n{listed}\n\n"
                 + f"At most {limit} may join the same pair of islands.")
         if not puzzle.loops:
