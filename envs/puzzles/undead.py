@@ -150,8 +150,7 @@ class _Maze:
                     s[t] += seen_a * side + seen_b
             cells = tuple(shift)
             shifts = tuple(tuple(shift[c]) for c in cells)
-            options = tuple(tuple(tuple((t, sh[t]) for t in range(3) if d >> t & 1) for d in range(8))
-                            for sh in shifts)
+            options = tuple(_options(sh) for sh in shifts)
             lines.append(_Line(k, end, cells, shifts, options, side))
         # Tatham's sweep order: fewest distinct cells first, ties by the lower edge number
         self.lines = sorted(lines, key=lambda ln: len(ln.cells))
@@ -190,32 +189,49 @@ class _Maze:
         return ["".join(r) for r in rows]
 
 
+def _options(sh: tuple[int, int, int]) -> tuple:
+    """(monster, shift) pairs allowed by each domain 0..7."""
+    g, v, z = (0, sh[0]), (1, sh[1]), (2, sh[2])
+    return (), (g,), (v,), (g, v), (z,), (g, z), (v, z), (g, v, z)
+
+
 def _maze(p: UndeadPuzzle) -> _Maze:
     maze = _Maze(p.grid, p.width, p.height)
     maze.set_numbers(p.totals, p.clues)
     return maze
 
 
-def _support(ln: _Line, goal: int, dom: list[int], caps: list[int]) -> list[int] | None:
-    """The line-of-sight deduction: for each cell of the line, the monsters that appear in some
-    filling reaching the goal state within the caps; None if no filling does."""
+def _support(ln: _Line, goal: int, dom: list[int], caps: list[int]) -> list[tuple[int, int]] | None:
+    """The line-of-sight deduction: for each open cell of the line, (cell, the monsters that
+    appear in some filling reaching the goal state within the caps); None if no filling does.
+
+    Shifts add up, so settled cells only move the goal and the pass runs over open cells."""
     if goal < 0 or min(caps) < 0:
         return None
-    cells = ln.cells
-    row = [opts[dom[c]] for c, opts in zip(cells, ln.options)]
+    cells, row = [], []
+    for c, opts in zip(ln.cells, ln.options):
+        d = dom[c]
+        if d & (d - 1):
+            cells.append(c)
+            row.append(opts[d])
+        else:
+            goal -= opts[d][0][1]
+    if goal < 0:
+        return None
+    if not cells:
+        return [] if goal == 0 else None
     final = 1 << goal
     if min(caps) < len(cells):  # a remaining total may bind: count the types that can run out
-        open_cells = [i for i, c in enumerate(cells) if dom[c] & (dom[c] - 1)]
         extra, size = [0, 0, 0], ln.side * ln.side
         for t in range(3):
-            if caps[t] < sum(1 for i in open_cells if dom[cells[i]] >> t & 1):
+            if caps[t] < sum(1 for c in cells if dom[c] >> t & 1):
                 extra[t] = size
                 for _ in range(caps[t]):  # accept any count 0..cap of this type
                     final |= final << size
-                size *= len(open_cells) + 1
+                size *= len(cells) + 1
         if size > ln.side * ln.side:
-            for i in open_cells:
-                row[i] = [(t, s + extra[t]) for t, s in row[i]]
+            row = [[(t, s + extra[t]) for t, s in opts] for opts in row]
+    keep = (1 << final.bit_length()) - 1  # states past the goal never come back
     states = []
     x = 1
     for opts in row:
@@ -223,11 +239,11 @@ def _support(ln: _Line, goal: int, dom: list[int], caps: list[int]) -> list[int]
         y = 0
         for _, s in opts:
             y |= x << s
-        x = y
+        x = y & keep
     good = x & final
     if not good:
         return None
-    support = [0] * len(cells)
+    support = []
     for i in range(len(cells) - 1, -1, -1):
         before, back, seen = states[i], 0, 0
         for t, s in row[i]:
@@ -235,7 +251,7 @@ def _support(ln: _Line, goal: int, dom: list[int], caps: list[int]) -> list[int]
             if hit:
                 seen |= 1 << t
                 back |= hit
-        support[i] = seen
+        support.append((cells[i], seen))
         good = back
     return support
 
@@ -253,7 +269,7 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
             support = _support(ln, goal, dom, caps)
             if support is None:
                 return depth + 1, False
-            for c, s in zip(ln.cells, support):
+            for c, s in support:
                 if dom[c] & ~s:
                     dom[c] &= s
                     changed = True
@@ -281,7 +297,7 @@ def _propagate(maze: _Maze, dom: list[int], queue: list[int]) -> bool:
             support = _support(ln, maze.goals[li], dom, caps)
             if support is None:
                 return False
-            for c, s in zip(ln.cells, support):
+            for c, s in support:
                 if dom[c] & ~s:
                     dom[c] &= s
                     if not dom[c] & (dom[c] - 1):
@@ -325,37 +341,30 @@ def _branch_cell(maze: _Maze, dom: list[int]) -> int:
     return best
 
 
-def _search(maze: _Maze, dom: list[int], queue: list[int], limit: int, found: list[list[int]],
-            budget: list[int]) -> bool:
-    """Depth-first search appending up to `limit` solutions to found. budget[0] is the number of
-    nodes left; returns False if it ran out (found is then incomplete)."""
-    budget[0] -= 1
-    if budget[0] < 0:
-        return False
-    if not _propagate(maze, dom, queue):
-        return True
-    cell = _branch_cell(maze, dom)
-    if cell < 0:
-        found.append(dom)
-        return True
-    for t in range(3):
-        if dom[cell] >> t & 1:
-            child = list(dom)
-            child[cell] = 1 << t
-            if not _search(maze, child, list(maze.lines_of[cell]), limit, found, budget):
-                return False
-            if len(found) >= limit:
-                break
-    return True
-
-
 def _solutions(maze: _Maze, limit: int, dom: list[int] | None = None,
                budget: int = 1 << 62) -> list[list[int]] | None:
-    """Up to `limit` solutions (from dom, default the empty board), or None past the node budget."""
+    """Depth-first search for up to `limit` solutions (from dom, default the empty board); None
+    when it needs more than `budget` nodes. An explicit stack: big boards would overflow Python's."""
     found: list[list[int]] = []
-    start = maze.start() if dom is None else list(dom)
-    if not _search(maze, start, list(range(len(maze.lines))), limit, found, [budget]):
-        return None
+    stack = [(maze.start() if dom is None else list(dom), list(range(len(maze.lines))))]
+    while stack:
+        budget -= 1
+        if budget < 0:
+            return None
+        dom, queue = stack.pop()
+        if not _propagate(maze, dom, queue):
+            continue
+        cell = _branch_cell(maze, dom)
+        if cell < 0:
+            found.append(dom)
+            if len(found) >= limit:
+                break
+            continue
+        for t in (2, 1, 0):  # pushed last = tried first: ghost, vampire, zombie
+            if dom[cell] >> t & 1:
+                child = list(dom)
+                child[cell] = 1 << t
+                stack.append((child, list(maze.lines_of[cell])))
     return found
 
 
@@ -441,10 +450,11 @@ def decode_id(game_id: str) -> UndeadPuzzle:
     w, h = int(size[1]), int(size[2])
     if not (1 <= w <= MAX_SIDE and 1 <= h <= MAX_SIDE):
         raise ValueError(f"undead size {w}x{h} is out of range: width and height must be 1 to {MAX_SIDE}")
-    fields = desc.split(",", 2 * (w + h) + 4)
-    if len(fields) != 2 * (w + h) + 4:
+    n_fields = 2 * (w + h) + 4
+    fields = desc.split(",", n_fields)
+    if len(fields) != n_fields:
         raise ValueError(f"undead {w}x{h} description needs 3 monster totals, a grid and {2 * (w + h)} "
-                         f"edge numbers separated by commas; got {len(fields)} fields")
+                         f"edge numbers separated by commas; got {'more' if len(fields) > n_fields else len(fields)}")
     totals = tuple(_number(f, "monster total") for f in fields[:3])
     cells: list[str] = []
     for ch in fields[3]:
@@ -460,9 +470,10 @@ def decode_id(game_id: str) -> UndeadPuzzle:
             raise ValueError(f"invalid character {ch!r} in undead grid description (expected L, R, G, V, Z or a-z)")
         if len(cells) > w * h:
             break
-    if len(cells) != w * h:
-        raise ValueError(f"undead grid description covers {'more than ' if len(cells) > w * h else ''}"
-                         f"{len(cells)} cells, expected {w}x{h} = {w * h}")
+    if len(cells) > w * h:
+        raise ValueError(f"undead grid description covers more than {w}x{h} = {w * h} cells")
+    if len(cells) < w * h:
+        raise ValueError(f"undead grid description covers {len(cells)} cells, expected {w}x{h} = {w * h}")
     n_monsters = sum(1 for ch in cells if ch not in MIRRORS)
     if sum(totals) != n_monsters:
         raise ValueError(f"undead monster totals {totals} add up to {sum(totals)}, but the grid has "
@@ -533,8 +544,8 @@ other cell. No spaces, dots or other characters."""
         level = level or "normal"  # Tatham's default
         if level not in LEVELS:
             raise ValueError(f"undead level must be one of {LEVELS}, got {level!r}")
-        if not (3 <= width <= 8 and 3 <= height <= 8):
-            raise ValueError(f"undead generates 3x3 to 8x8 grids, not {width}x{height}")
+        if not (3 <= width <= 10 and 3 <= height <= 10):
+            raise ValueError(f"undead generates 3x3 to 10x10 grids, not {width}x{height}")
         return _generate(rng, width, height, level)
 
     def grade(self, puzzle: UndeadPuzzle) -> str | None:
@@ -596,15 +607,22 @@ other cell. No spaces, dots or other characters."""
         dom, log = maze.start(), []
         sweeps, _ = _sweeps(maze, dom, log)
         w, h, clues = puzzle.width, puzzle.height, puzzle.clues
-        out = []
-        for ln, c, d in log[:3]:
+        steps: list[tuple[_Line, list[str]]] = []  # the first lines of sight that settled cells
+        for ln, c, d in log:
             r, col = maze.pos[c]
-            out.append(f"The line of sight from the {edge_name(ln.a, w, h)} ({clues[ln.a]}) to the "
-                       f"{edge_name(ln.b, w, h)} ({clues[ln.b]}) passes {len(ln.cells)} monster cells; every "
-                       f"filling giving both numbers within the totals has a "
-                       f"{NAMES[MONSTERS[d.bit_length() - 1]]} at ({r}, {col}).")
+            found = f"a {NAMES[MONSTERS[d.bit_length() - 1]]} at ({r}, {col})"
+            if steps and steps[-1][0] is ln:
+                steps[-1][1].append(found)
+            elif len(steps) < 3:
+                steps.append((ln, [found]))
+            else:
+                break
+        out = [f"The line of sight from the {edge_name(ln.a, w, h)} ({clues[ln.a]}) to the {edge_name(ln.b, w, h)} "
+               f"({clues[ln.b]}) passes {len(ln.cells)} monster cell{'s' * (len(ln.cells) != 1)}; every filling "
+               f"of it giving both numbers within the totals has {' and '.join(found)}."
+               for ln, found in steps]
         open_cells = [maze.pos[i] for i, d in enumerate(dom) if d & (d - 1)]
-        out.append(f"Checking each line of sight this way, {sweeps} rounds over all lines settle "
+        out.append(f"Repeating this over all lines of sight ({sweeps} round{'s' * (sweeps != 1)}) settles "
                    f"{len(maze.pos) - len(open_cells)} of the {len(maze.pos)} monster cells.")
         if open_cells:
             shown = ", ".join(f"({r}, {c}) = {solution[r][c]}" for r, c in open_cells[:6])
