@@ -40,7 +40,9 @@ class Retry(Exception):
 class GymEnv(Env):
     category: ClassVar[str] = ""  # one of CATEGORIES: the paper's six sources of environments
     threshold: ClassVar[float] = 1.0
-    max_answer_chars: ClassVar[int] = 200_000  # longer answers score -1 before any parsing
+    # Longer answers score -1 before any parsing: max(this, 4 x the prompt), since a grid answer
+    # is about as long as the prompt that shows the grid.
+    max_answer_chars: ClassVar[int] = 200_000
     reward_range = (-1.0, 1.0)
 
     def size(self, difficulty: int) -> int:
@@ -92,7 +94,8 @@ class GymEnv(Env):
         problem = self.problem_of(record)
         answer = extract_answer(response)
         value = -1.0
-        if answer is not None and answer.strip() and len(answer) <= self.max_answer_chars:
+        limit = max(self.max_answer_chars, 4 * len(record.get("prompt") or ""))
+        if answer is not None and answer.strip() and len(answer) <= limit:
             try:
                 value = float(self.reward(problem, answer))
             except ValueError:  # the parsers' signal for unparsable output

@@ -18,6 +18,7 @@ from utils.timeout import TimeoutWorker
 FUNCTIONS = ("sin", "cos", "tan", "exp", "log", "ln", "sqrt", "asin", "acos", "atan", "sinh", "cosh", "tanh")
 CONSTANTS = ("x", "C", "E", "pi")
 MAX_EXPR_CHARS = 2000
+MAX_EXPONENT = 1000
 SYMPY_TIMEOUT_S = 10.0
 # Shared by all calculus envs in a process (and started on first use): envs.score() builds a new
 # env per call, and a worker per env would pay a Python start and a sympy import every time.
@@ -51,18 +52,27 @@ def scan_expression(text: str) -> str:
 
 
 def parse(text: str):
-    """sympy expression of whitelisted text (call inside the worker: parsing can be slow)."""
+    """sympy expression of whitelisted text (call inside the worker: parsing can be slow).
+
+    Parsed once unevaluated to refuse numeric exponents above MAX_EXPONENT (9^9^9 would
+    otherwise be computed exactly), then again with evaluation."""
     import sympy
     from sympy.parsing.sympy_parser import (auto_number, convert_xor, implicit_application,
                                             implicit_multiplication, parse_expr)
 
     names = {name: getattr(sympy, name) for name in FUNCTIONS if name != "ln"}
     names.update(ln=sympy.log, x=sympy.Symbol("x"), C=sympy.Symbol("C"), E=sympy.E, pi=sympy.pi)
-    builtins = {"__builtins__": {}, "Integer": sympy.Integer, "Float": sympy.Float, "Rational": sympy.Rational}
+    builtins = {"__builtins__": {}, **{name: getattr(sympy, name) for name in
+                                       ("Integer", "Float", "Rational", "Add", "Mul", "Pow", "Symbol")}}
+    text = scan_expression(text)
+    transformations = (auto_number, convert_xor, implicit_multiplication, implicit_application)
     try:
-        expr = parse_expr(scan_expression(text), local_dict=names, global_dict=builtins,
-                          transformations=(auto_number, convert_xor, implicit_multiplication, implicit_application))
-    except (SyntaxError, TypeError, AttributeError, ZeroDivisionError) as e:
+        raw = parse_expr(text, local_dict=names, global_dict=builtins, transformations=transformations, evaluate=False)
+        for node in sympy.postorder_traversal(raw):  # inner exponents first: a tower stops at its first level
+            if isinstance(node, sympy.Pow) and node.exp.is_number and abs(complex(sympy.N(node.exp, 15))) > MAX_EXPONENT:
+                raise ValueError("exponent too large")
+        expr = parse_expr(text, local_dict=names, global_dict=builtins, transformations=transformations)
+    except (SyntaxError, TypeError, NameError, AttributeError, ZeroDivisionError) as e:
         raise ValueError(f"cannot parse: {e}") from None
     if not isinstance(expr, sympy.Expr):
         raise ValueError("not an expression")
@@ -70,12 +80,13 @@ def parse(text: str):
 
 
 def same_function(a, b) -> bool:
-    """a == b as functions of x: symbolic first, then numerically at sample points where both
-    are defined (complex values compared too); simplify only if no sample point is usable."""
+    """a == b as functions of x: symbolically when the difference cancels on construction, else
+    numerically at sample points where both are defined (complex values compared too); simplify
+    only if no sample point is usable. (No expand: (x+1)^900 would take the whole time budget.)"""
     import sympy
 
     x = sympy.Symbol("x")
-    diff = sympy.expand(a - b)
+    diff = a - b
     if diff == 0:
         return True
     if diff.free_symbols - {x}:  # e.g. a stray C in a derivative

@@ -14,7 +14,7 @@ COUNT_FORMAT = "Give the count as one integer (exact, no modulus), e.g. <answer>
 
 
 class _CountEnv(GymEnv):
-    """A count answer: -1 unparsable or negative, else (min(x, y) / max(x, y))^10."""
+    """Reward for a count answer: -1 unparsable or negative, else (min(x, y) / max(x, y))^10."""
 
     category = "competition"
 

@@ -1,0 +1,112 @@
+"""Any reasoning-gym task as an env: `envs.make("rg:sudoku")`.
+
+reasoning-gym (an optional extra: pip install -r requirements-extra.txt) describes difficulty
+with per-task curricula of a few levels; our integer difficulty d sets every curriculum
+attribute to level min(d, its last level) (reasoning-gym's "upper bound" mode, so d picks one
+level rather than all levels up to it). The record carries the reasoning-gym entry as JSON,
+and scoring calls the task's own score_answer on the text of the last <answer> block: its
+score in [0, 1] is the reward, -1 when there is no answer block, `correct` at 1.0. Its
+scorers are third-party code, so they run in a killable worker with a time limit.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from envs.base import Env, Reward, extract_answer
+from utils.timeout import TimeoutWorker
+
+SCORE_TIMEOUT_S = 10.0
+WORKER = TimeoutWorker(memory_mb=4096)  # shared: envs.score() builds a new env for every call
+_SCORERS: dict = {}  # task -> a dataset instance whose score_answer we call (per process)
+
+
+def _import():
+    try:
+        import reasoning_gym  # noqa: F401
+        from reasoning_gym import factory
+    except ImportError:
+        raise ImportError("rg: envs need reasoning-gym: pip install -r requirements-extra.txt") from None
+    return factory
+
+
+def _jsonable(x):
+    if hasattr(x, "item"):  # numpy scalars
+        return x.item()
+    if isinstance(x, (set, frozenset)):
+        return sorted(x, key=repr)
+    return repr(x)
+
+
+def rg_score(task: str, answer: str, entry: dict) -> float:
+    """reasoning-gym's own score for one answer (runs in the worker)."""
+    if task not in _SCORERS:
+        dataset_cls, config_cls = _import().DATASETS[task]
+        _SCORERS[task] = dataset_cls(config=config_cls())
+    return float(_SCORERS[task].score_answer(answer, entry))
+
+
+class ReasoningGymEnv(Env):
+    reward_range = (-1.0, 1.0)
+
+    def __init__(self, task: str, **config):
+        factory = _import()
+        if task not in factory.DATASETS:
+            raise KeyError(f"unknown reasoning-gym task {task!r}; known: {', '.join(sorted(factory.DATASETS))}")
+        self.task, self.config, self.name = task, config, f"rg:{task}"
+        self._factory = factory
+
+    def levels(self) -> int:
+        """Number of curriculum levels (1 for a task without a curriculum)."""
+        if not self._factory.has_curriculum(self.task):
+            return 1
+        return max(len(a.levels) for a in self._factory.create_curriculum(self.task).attributes.values())
+
+    def size(self, difficulty: int) -> int:
+        return min(difficulty, self.levels() - 1) + 1
+
+    def dataset(self, seed: int, difficulty: int):
+        from reasoning_gym.coaching.base_curriculum import DefaultCurriculumContext, RangeAttributeMode
+
+        dataset_cls, config_cls = self._factory.DATASETS[self.task]
+        fields = {f.name for f in dataclasses.fields(config_cls)}
+        base = {k: v for k, v in (("seed", seed), ("size", 1)) if k in fields}
+        if self._factory.has_curriculum(self.task):
+            curriculum = self._factory.create_curriculum(self.task)
+            curriculum.set_global_level(difficulty)  # clamps each attribute to its last level
+            cfg = curriculum.generate_configuration(base, DefaultCurriculumContext(mode=RangeAttributeMode.UPPER_BOUND))
+            cfg = dataclasses.replace(cfg, **self.config)  # explicit params win over the curriculum
+        else:
+            cfg = config_cls(**base, **self.config)
+        return dataset_cls(config=cfg)
+
+    def generate(self, seed: int, difficulty: int = 0) -> dict:
+        if not isinstance(difficulty, int) or difficulty < 0:
+            raise ValueError(f"{self.name}: difficulty must be an integer >= 0, got {difficulty!r}")
+        entry = self.dataset(seed, difficulty)[0]
+        gold = entry.get("answer")
+        problem = {"task": self.task, "level": self.size(difficulty) - 1, "entry": entry}
+        return {
+            "id": f"{self.name}-d{difficulty}-{seed}",
+            "env": self.name,
+            "difficulty": difficulty,
+            "prompt": f"{entry['question'].strip()}\n\nGive your final answer inside <answer></answer>.",
+            "answer": None if gold is None else f"<answer>{gold}</answer>",
+            "meta": {"seed": seed, "problem": json.dumps(problem, default=_jsonable, separators=(",", ":"))},
+        }
+
+    def score(self, record: dict, response: str) -> Reward:
+        try:
+            problem = json.loads(record["meta"]["problem"])
+            entry = problem["entry"]
+        except (TypeError, KeyError, ValueError):
+            raise ValueError(f"record {record.get('id', '<no id>')}: meta.problem must hold a reasoning-gym entry") from None
+        answer = extract_answer(response)
+        if answer is None:
+            return Reward(value=-1.0, correct=False, parts={"parsed": 0.0})
+        try:
+            value = WORKER.call(rg_score, self.task, answer, entry, timeout=SCORE_TIMEOUT_S)
+        except Exception:  # third-party scorer failed or overran on this answer: unparsable
+            value = -1.0
+        value = -1.0 if value != value else min(1.0, max(-1.0, value))
+        return Reward(value=value, correct=value >= 1.0, parts={"parsed": float(value > -1.0)})

@@ -1,0 +1,373 @@
+"""Registry-wide tests of the gym envs, the six RLVE paper envs' reward formulas, and the
+adaptive difficulty controller."""
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import sys
+from functools import lru_cache
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import envs
+from envs.gym import GYM
+from envs.gym.adaptive import AdaptiveDifficulty
+from envs.gym.base import CATEGORIES, GymEnv, MAX_TRIES, Retry
+
+NAMES = sorted(GYM)
+DIFFICULTIES = (0, 1, 3, 8)
+GARBAGE = ["", "garbage", "<answer></answer>", "<answer>  \n </answer>", "<answer>garbage ### ?</answer>",
+           "<answer>\x00\ufffd</answer>", "<answer>1 2 3", "</answer>1<answer>"]
+
+
+@lru_cache(maxsize=None)
+def env_of(name: str) -> GymEnv:
+    return envs.make(name)
+
+
+@lru_cache(maxsize=None)
+def record(name: str, difficulty: int, seed: int = 11) -> dict:
+    return env_of(name).generate(seed=seed, difficulty=difficulty)
+
+
+def hand_record(name: str, problem: dict) -> dict:
+    return {"id": f"{name}-hand", "env": name, "difficulty": 0, "prompt": "", "answer": None,
+            "meta": {"seed": 0, "problem": json.dumps(problem)}}
+
+
+def value(rec: dict, answer: str) -> float:
+    return envs.score(rec, f"<answer>{answer}</answer>").value
+
+
+# ---------------------------------------------------------------------------- registry-wide
+
+def test_registry_size_and_categories():
+    assert len(GYM) >= 66
+    cats = {env_of(n).category for n in NAMES}
+    assert cats == set(CATEGORIES), "every one of the paper's six sources is covered"
+    for name in NAMES:
+        env = env_of(name)
+        assert env.name == name and isinstance(env, GymEnv) and env.reward_range == (-1.0, 1.0)
+        # documented: what d controls in the class docstring, the reward there or in its family's
+        doc = type(env).__doc__ or ""
+        family = "".join(c.__doc__ or "" for c in type(env).__mro__[1:-2]) + (sys.modules[type(env).__module__].__doc__ or "")
+        assert "d:" in doc and "reward" in (doc + family).lower(), name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_same_seed_same_record(name):
+    env = env_of(name)
+    for d in DIFFICULTIES:
+        rec = record(name, d)
+        assert env.generate(seed=11, difficulty=d) == rec
+        assert rec["env"] == name and rec["difficulty"] == d
+        assert json.loads(json.dumps(rec)) == rec, "records are plain JSON"
+        assert set(rec["meta"]) == {"seed", "problem"} and isinstance(json.loads(rec["meta"]["problem"]), dict)
+        assert "<answer>" in rec["prompt"] and "</answer>" in rec["prompt"]
+    others = {env.generate(seed=s, difficulty=3)["prompt"] for s in range(6)}
+    assert len(others) > 1, "different seeds give different problems"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_gold_scores_maximum(name):
+    for d in DIFFICULTIES:
+        rec = record(name, d)
+        if rec["answer"] is None:
+            continue
+        rew = envs.score(rec, rec["answer"])
+        assert rew.value == 1.0 and rew.correct, (name, d, rec["answer"][:200])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_empty_and_garbage_score_minus_one(name):
+    for d in (0, 3):
+        rec = record(name, d)
+        for junk in GARBAGE:
+            rew = envs.score(rec, junk)
+            assert rew.value == -1.0 and not rew.correct, (name, junk)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_size_grows_with_difficulty(name):
+    env = env_of(name)
+    sizes = [env.size(d) for d in range(13)]
+    assert all(isinstance(s, int) for s in sizes)
+    assert sizes == sorted(sizes) and sizes[8] > sizes[0], sizes
+
+
+def _mutations(gold: str) -> st.SearchStrategy[str]:
+    inner = gold[len("<answer>"):-len("</answer>")] if gold else "1 2 3"
+    edit = st.tuples(st.integers(0, len(inner)), st.integers(0, 3), st.text(max_size=4)).map(
+        lambda t: inner[:t[0]] + t[2] + inner[t[0] + t[1]:])
+    return edit.map(lambda s: f"<answer>{s}</answer>")
+
+
+ANY_TEXT = st.one_of(
+    st.text(max_size=200),
+    st.text(alphabet="0123456789 -+.,/\n()^*xABCDURL#.", max_size=80).map(lambda s: f"<answer>{s}</answer>"),
+    st.lists(st.integers(-5, 40), max_size=30).map(lambda xs: "<answer>" + " ".join(map(str, xs)) + "</answer>"),
+)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_hypothesis_strings_stay_in_range(name):
+    recs = [record(name, d) for d in DIFFICULTIES]
+
+    @settings(max_examples=200, deadline=None, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(st.data())
+    def check(data):
+        rec = data.draw(st.sampled_from(recs))
+        text = data.draw(st.one_of(ANY_TEXT, _mutations(rec["answer"] or "")))
+        rew = envs.score(rec, text)
+        assert -1.0 <= rew.value <= 1.0 and isinstance(rew.correct, bool)
+        assert rew.correct == (rew.value >= env_of(name).threshold)
+
+    check()
+
+
+def test_generator_gives_up_naming_env_seed_and_difficulty():
+    class Never(GymEnv):
+        name = "never"
+
+        def build(self, rng, difficulty):
+            raise Retry
+
+    with pytest.raises(RuntimeError, match=r"never.*{}.*seed 5, difficulty 2".format(MAX_TRIES)):
+        Never().generate(seed=5, difficulty=2)
+    with pytest.raises(ValueError):
+        env_of("sorting").generate(seed=0, difficulty=-1)
+
+
+def test_corrupt_record_raises_naming_it():
+    rec = dict(record("sorting", 0), meta={"seed": 0})
+    with pytest.raises(ValueError, match="sorting-d0-11"):
+        envs.score(rec, "<answer>1</answer>")
+
+
+def test_mixed_shard_loads_with_datasets(tmp_path):
+    datasets = pytest.importorskip("datasets")
+    from utils.records import write_jsonl
+
+    path = tmp_path / "mixed.jsonl"
+    recs = [record(n, d) for n in NAMES for d in (0, 3)]
+    write_jsonl(path, recs)
+    ds = datasets.load_dataset("json", data_files=str(path), split="train")
+    assert len(ds) == len(recs) and ds[5]["meta"] == recs[5]["meta"]
+
+
+def test_generate_config_lists_registered_envs():
+    from generate import GenerateConfig
+    from utils.config import load
+
+    cfg = load(GenerateConfig, ["--config", "configs/generate/gym.yaml"], prog="generate.py")
+    used = {e.env for entries in cfg.splits.values() for e in entries}
+    assert used == set(GYM)
+
+
+# ---------------------------------------------------------------------------- the six paper envs
+
+def test_sorting_formula():
+    rec = record("sorting", 8)
+    gold = sorted(json.loads(rec["meta"]["problem"])["numbers"])
+    n = len(gold)
+    assert n == round(3 * 1.1 ** 8)
+    swapped = gold[:]
+    i, j = next((i, j) for i in range(n) for j in range(i + 1, n) if gold[i] != gold[j])
+    swapped[i], swapped[j] = swapped[j], swapped[i]
+    assert value(rec, " ".join(map(str, swapped))) == pytest.approx(((n - 2) / n) ** 10)
+    assert value(rec, " ".join(map(str, gold[:-1]))) == -0.5
+    assert value(rec, " ".join(map(str, gold + [1]))) == -0.5
+    assert value(rec, "one two") == -1.0
+    assert value(rec, ", ".join(map(str, gold))) == 1.0
+    assert value(rec, " ".join(map(str, reversed(gold)))) == pytest.approx(
+        (sum(a == b for a, b in zip(reversed(gold), gold)) / n) ** 10)
+
+
+def test_sudoku_shape_and_rules():
+    env = env_of("sudoku")
+    for d in range(5):
+        for seed in range(5):
+            p = json.loads(env.generate(seed, d)["meta"]["problem"])
+            assert 2 <= p["box_rows"] <= d + 2 and 2 <= p["box_cols"] <= d + 2
+    rec = record("sudoku", 3)
+    p = json.loads(rec["meta"]["problem"])
+    n = p["box_rows"] * p["box_cols"]
+    sol = [list(map(int, line.split())) for line in rec["answer"][8:-9].strip().splitlines()]
+    text = lambda g: "\n".join(" ".join(map(str, r)) for r in g)  # noqa: E731
+    assert value(rec, text(sol)) == 1.0
+    given = next((r, c) for r in range(n) for c in range(n) if p["puzzle"][r][c])
+    bad = [row[:] for row in sol]
+    bad[given[0]][given[1]] = bad[given[0]][given[1]] % n + 1
+    assert value(rec, text(bad)) == 0.0  # a given changed
+    bad = [row[:] for row in sol]
+    bad[0][0], bad[0][1] = bad[0][1], bad[0][0]
+    assert value(rec, text(bad)) in (0.0,)  # rows still fine, columns broken (or a given moved)
+    assert value(rec, text(sol[:-1])) == -1.0  # wrong shape
+    # any valid completion counts, not only the planted one: an empty 4x4 grid
+    empty = envs.make("sudoku", box_rows=2, box_cols=2, empty=16)
+    rec = empty.generate(0, 0)
+    other = [[1, 2, 3, 4], [3, 4, 1, 2], [2, 1, 4, 3], [4, 3, 2, 1]]
+    assert value(rec, text(other)) == 1.0 and empty.score(rec, rec["answer"]).correct
+
+
+def test_sudoku_planted_grid_uses_all_transforms():
+    env = envs.make("sudoku", box_rows=3, box_cols=3, empty=0)
+    grids = {env.generate(s, 0)["answer"] for s in range(20)}
+    assert len(grids) == 20
+
+
+def test_hamiltonian_path_formula():
+    rec = hand_record("hamiltonian_path_existence", {"n": 4, "edges": [[0, 1], [1, 2], [2, 3], [3, 0]]})
+    assert value(rec, "0 1 2 3") == 1.0
+    assert value(rec, "0 1 3 2") == pytest.approx((1 / 3) ** 5)
+    assert value(rec, "3 2 1 0") == 0.0
+    assert value(rec, "0 1 2") == -0.5 and value(rec, "0 1 2 2") == -0.5
+    assert value(rec, "a b") == -1.0
+    for d in (0, 5):
+        p = json.loads(record("hamiltonian_path_existence", d)["meta"]["problem"])
+        assert p["n"] == d + 3
+
+
+def test_integral_checks_by_differentiating():
+    rec = hand_record("integral", {"derivative": "2*x*cos(x**2)"})
+    assert value(rec, "sin(x^2)") == 1.0
+    assert value(rec, "sin(x**2) + 7") == 1.0
+    assert value(rec, "F(x) = sin(x^2) + C") == 1.0
+    assert value(rec, "cos(x^2)") == 0.0
+    assert value(rec, "2*x*cos(x^2)") == 0.0  # copying F' is not an antiderivative
+    for hostile in ("__import__('os').system('true')", "x.__class__", "lambda: 1", "[x]", "9^9^9^9", "sin(" * 300):
+        assert value(rec, hostile) == -1.0
+    # the numeric fallback: sympy cannot cancel this difference on construction
+    rec = hand_record("integral", {"derivative": "2*sin(x)*cos(x)"})
+    assert value(rec, "sin(x)^2") == 1.0 and value(rec, "-cos(x)^2") == 1.0 and value(rec, "sin(2*x)/2") == 0.0
+    for d in (0, 3):
+        env = env_of("integral")
+        assert env.size(d) == d + 2
+
+
+def test_sympy_timeout_scores_minus_one_and_worker_recovers(monkeypatch):
+    from envs.gym import calculus
+
+    rec = hand_record("integral", {"derivative": "2*x"})
+    monkeypatch.setattr(calculus, "SYMPY_TIMEOUT_S", 1e-4)
+    assert value(rec, "x^2") == -1.0  # every call overruns: killed, scored -1
+    monkeypatch.setattr(calculus, "SYMPY_TIMEOUT_S", 30.0)
+    assert value(rec, "x^2") == 1.0  # a fresh worker took over
+
+
+def test_polynomial_minimum_formula():
+    # f = x^2 - 2x + 3: x* = 1, f(0) = 3, f(1) = 2
+    rec = hand_record("polynomial_minimum", {"coeffs": [1, -2, 3], "x_star": 1.0})
+    assert value(rec, "1") == 1.0
+    assert value(rec, "0.5") == pytest.approx(0.75 ** 5)  # f(0.5) = 2.25
+    assert value(rec, "0") == 0.0
+    assert value(rec, "3") == 0.0  # worse than x_t: clipped to 0
+    assert value(rec, "1/2") == pytest.approx(0.75 ** 5)
+    assert value(rec, "nan") == -1.0 and value(rec, "1e999") == -1.0 and value(rec, "x=1") == -1.0
+    assert value(rec, "1e300") == 0.0
+    p = json.loads(record("polynomial_minimum", 3)["meta"]["problem"])
+    assert len(p["coeffs"]) - 1 == 2 * (3 + 1) and p["coeffs"][0] > 0
+
+
+def test_polynomial_minimum_finds_global_minimum():
+    import numpy as np
+
+    env = env_of("polynomial_minimum")
+    for seed in range(10):
+        p = json.loads(env.generate(seed, 2)["meta"]["problem"])
+        xs = np.linspace(-15, 15, 300001)
+        grid_min = np.polyval(p["coeffs"], xs).min()
+        assert np.polyval(p["coeffs"], p["x_star"]) <= grid_min + 1e-6 * max(1.0, abs(grid_min))
+
+
+def _good(p) -> bool:
+    inversions = sum(p[i] > p[j] for i in range(len(p)) for j in range(i + 1, len(p)))
+    return 2 * inversions == sum(abs(i + 1 - v) for i, v in enumerate(p))
+
+
+def test_bubble_count_matches_brute_force():
+    from envs.gym.counting import count_good_greater
+
+    rng = random.Random(0)
+    for n in range(1, 8):
+        perms = list(itertools.permutations(range(1, n + 1)))
+        good = [p for p in perms if _good(p)]
+        for p in rng.sample(perms, min(25, len(perms))):
+            assert count_good_greater(list(p)) == sum(g > p for g in good)
+
+
+def test_bubble_formula():
+    rec = record("bubble_swap_lower_bound_permutation_counting", 3)
+    y = json.loads(rec["meta"]["problem"])["count"]
+    assert len(json.loads(rec["meta"]["problem"])["perm"]) == 3 + 3
+    assert value(rec, str(y)) == 1.0
+    assert value(rec, str(2 * y)) == pytest.approx(0.5 ** 10)
+    assert value(rec, str(y // 2)) == pytest.approx((y // 2 / y) ** 10)
+    assert value(rec, "-3") == -1.0 and value(rec, "many") == -1.0
+    zero = hand_record("bubble_swap_lower_bound_permutation_counting", {"perm": [3, 2, 1], "count": 0})
+    assert value(zero, "0") == 1.0 and value(zero, "4") == 0.0
+
+
+# ---------------------------------------------------------------------------- adaptive difficulty
+
+def simulate(ctrl: AdaptiveDifficulty, accuracy, steps: int, seed: int = 0) -> list[tuple[str, int]]:
+    rng, seen = random.Random(seed), []
+    for _ in range(steps):
+        name, d = ctrl.sample(rng)
+        for _ in range(ctrl.rollouts_per_problem):
+            ctrl.update(name, d, rng.random() < accuracy(name, d))
+        seen.append((name, d))
+    return seen
+
+
+def test_controller_rises_until_accuracy_drops_below_threshold():
+    ctrl = AdaptiveDifficulty(["a", "b"], rollouts_per_problem=4)
+    wall = {"a": 5, "b": 2}  # a learner that is near perfect below the wall and at 50% from there on
+    seen = simulate(ctrl, lambda n, d: 0.99 if d < wall[n] else 0.5, steps=4000)
+    assert ctrl.max_difficulty("a") == 5 and ctrl.max_difficulty("b") == 2
+    assert ctrl.min_difficulty("a") == 5 - 4 + 1 and ctrl.min_difficulty("b") == 0  # the window slid for a
+    late = [d for n, d in seen[-500:] if n == "a"]
+    assert set(late) == {2, 3, 4, 5}, "d is drawn uniformly from [l, h]"
+
+
+def test_controller_counts_only_frontier_results_and_resets():
+    ctrl = AdaptiveDifficulty(["a"], rollouts_per_problem=2, min_samples_factor=2)  # 4 results per decision
+    for _ in range(10):
+        ctrl.update("a", 3, True)  # above h: ignored
+    assert ctrl.max_difficulty("a") == 0
+    for ok in (True, True, True, False):  # 75% < 90%: stays, counters reset
+        ctrl.update("a", 0, ok)
+    assert ctrl.max_difficulty("a") == 0 and ctrl.counts["a"] == [0, 0]
+    for _ in range(4):
+        ctrl.update("a", 0, True)
+    assert ctrl.max_difficulty("a") == 1 and ctrl.min_difficulty("a") == 0
+    for _ in range(4 * 5):
+        _, d = "a", ctrl.max_difficulty("a")
+        ctrl.update("a", d, True)
+    assert ctrl.windows["a"] == [6 - 4 + 1, 6]
+
+
+def test_controller_weights():
+    ctrl = AdaptiveDifficulty(["a", "b", "c"], rollouts_per_problem=1, weights={"a": 1, "b": 0, "c": 3})
+    rng = random.Random(1)
+    names = [ctrl.sample(rng)[0] for _ in range(2000)]
+    assert "b" not in names and 0.65 < names.count("c") / len(names) < 0.85
+    with pytest.raises(ValueError):
+        AdaptiveDifficulty(["a"], rollouts_per_problem=1, weights={"z": 1})
+
+
+def test_controller_state_round_trips_exactly():
+    names = ["sorting", "sudoku", "integral"]
+    ctrl = AdaptiveDifficulty(names, rollouts_per_problem=2, seed=3)
+    simulate(ctrl, lambda n, d: 0.97 if d < 3 else 0.2, steps=300)
+    state = json.loads(json.dumps(ctrl.state_dict()))  # plain JSON
+    clone = AdaptiveDifficulty(names, rollouts_per_problem=2, seed=99)
+    clone.load_state_dict(state)
+    assert clone.state_dict() == ctrl.state_dict()
+    assert [clone.sample() for _ in range(50)] == [ctrl.sample() for _ in range(50)]
+    with pytest.raises(ValueError, match="other envs"):
+        AdaptiveDifficulty(["sorting"], rollouts_per_problem=2).load_state_dict(state)
