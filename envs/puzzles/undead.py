@@ -5,13 +5,18 @@ A number on the edge counts the monsters seen along the line of sight entering t
 bouncing off mirrors: vampires only before the first mirror, ghosts only after it, zombies always;
 a monster passed twice counts twice. Each line of sight has two ends, so two numbers.
 
+Game IDs are Tatham's `WxH:G,V,Z,grid,numbers`: grid `L` = '\\', `R` = '/', `a`-`z` runs of 1-26
+empty cells, `G`/`V`/`Z` a monster given in place; then the 2(W+H) edge numbers clockwise from
+the top-left (top left-to-right, right top-to-bottom, bottom right-to-left, left bottom-to-top).
+
 Solver. A domain is a bitmask of G=1, V=2, Z=4 per monster cell. The one deduction is "line of
 sight": for one line, both of its numbers at once, drop from each of its cells every monster that
 appears in no filling of the line giving both numbers without exceeding the monster totals still
 left. It is computed exactly by a forward/backward pass over a bitset of reachable states (count
 seen from one end, count seen from the other, and the number of each monster type placed, the
-latter only for types whose remaining total could bind), so it costs a few big-int shifts per cell.
-Search (for uniqueness) adds the totals rule and branches on the smallest domain.
+latter only for types whose remaining total could bind), so it costs a few big-int shifts per open
+cell. Search (for uniqueness) adds the totals rule and guesses a cell on the line with the fewest
+open cells.
 
 Levels, as rated by Tatham's generator (undead.c), with a "sweep" being one pass of the line of
 sight deduction over every line, lines with fewer distinct cells first:
@@ -19,7 +24,13 @@ sight deduction over every line, lines with fewer distinct cells first:
     normal  sweeps determine every cell but need more than 3, or they stall with 1-3 cells still
             open and trying their values leaves one solution;
     tricky  sweeps stall with 4 or more cells open; the solution is still unique.
-So each level is not solvable by the means of the level below.
+So each level is not solvable by the means of the level below. grade() reproduces the levels of
+all 100 reference puzzles in the fixtures.
+
+Generator: Tatham's random mirror layouts (with his per-level limit on line length), random
+monsters, then local repair instead of starting over: where two solutions differ, or where the
+sweeps get stuck on a puzzle that is too hard, new monsters go in and only the numbers are
+recomputed (see _generate).
 """
 from __future__ import annotations
 
@@ -44,7 +55,7 @@ OPEN_NORMAL = 3  # Tatham: normal may leave at most 3 cells open after the sweep
 class UndeadPuzzle:
     width: int
     height: int
-    totals: tuple[int, int, int]  # ghosts, vampires, zombies
+    totals: tuple[int, ...]  # ghosts, vampires, zombies
     grid: tuple[str, ...]  # rows of '\\', '/', '.', or a monster fixed by the game ID
     clues: tuple[int, ...]  # 2(W+H) edge numbers clockwise from the top-left
 
@@ -411,7 +422,7 @@ def _generate(rng: random.Random, w: int, h: int, level: str, repairs: int = 20,
                     break
                 got = _level(sweeps, len(open_cells))
                 if len(found) == 1 and got == level and _varied(totals, level):
-                    return UndeadPuzzle(w, h, totals, maze.grid, clues), maze.board(board)  # type: ignore[arg-type]
+                    return UndeadPuzzle(w, h, totals, maze.grid, clues), maze.board(board)
                 if len(found) > 1:
                     # one shared monster for every differing cell: two cells that could swap
                     # places cannot once they are the same
@@ -426,7 +437,7 @@ def _generate(rng: random.Random, w: int, h: int, level: str, repairs: int = 20,
                 board[i] = rng.choice((G, V, Z))
 
 
-def _varied(totals: tuple[int, int, int], level: str) -> bool:
+def _varied(totals: tuple[int, ...], level: str) -> bool:
     """Tatham discards puzzles with a single monster type, and tricky ones lacking a pair of each."""
     return sum(1 for n in totals if n) >= 2 and (level != "tricky" or min(totals) >= 2)
 
@@ -480,7 +491,7 @@ def decode_id(game_id: str) -> UndeadPuzzle:
                          f"{n_monsters} non-mirror cells")
     clues = tuple(_number(f, "edge number") for f in fields[4:])
     grid = tuple("".join(cells[r * w:(r + 1) * w]) for r in range(h))
-    return UndeadPuzzle(w, h, totals, grid, clues)  # type: ignore[arg-type]
+    return UndeadPuzzle(w, h, totals, grid, clues)
 
 
 def encode_id(p: UndeadPuzzle) -> str:
@@ -540,7 +551,8 @@ other cell. No spaces, dots or other characters."""
         maze = _maze(puzzle)
         return [maze.board(dom) for dom in _solutions(maze, max_solutions) or []]
 
-    def new_puzzle(self, rng: random.Random, width: int, height: int, level: str | None) -> tuple[UndeadPuzzle, list[str]]:
+    def new_puzzle(self, rng: random.Random, width: int, height: int,
+                   level: str | None) -> tuple[UndeadPuzzle, list[str]]:
         level = level or "normal"  # Tatham's default
         if level not in LEVELS:
             raise ValueError(f"undead level must be one of {LEVELS}, got {level!r}")
@@ -581,12 +593,14 @@ other cell. No spaces, dots or other characters."""
         right = clues[w:w + h]
         bottom = clues[w + h:2 * w + h][::-1]  # by column, left to right
         left = clues[2 * w + h:][::-1]  # by row, top to bottom
-        cw = max(len(str(n)) for n in clues)
-        fmt = lambda items: " ".join(str(x).rjust(cw) for x in items)  # noqa: E731
-        pad = " " * (cw + 1)
-        rows = [pad + fmt(top)]
-        rows += [f"{str(left[r]).rjust(cw)} {fmt(puzzle.grid[r])} {right[r]}" for r in range(h)]
-        rows.append(pad + fmt(bottom))
+        cw = max(len(str(n)) for n in clues)  # column width: numbers may have two digits
+
+        def cols(items) -> str:
+            return " ".join(str(x).rjust(cw) for x in items)
+
+        rows = [" " * (cw + 1) + cols(top)]
+        rows += [f"{str(left[r]).rjust(cw)} {cols(puzzle.grid[r])} {right[r]}" for r in range(h)]
+        rows.append(" " * (cw + 1) + cols(bottom))
         g, v, z = puzzle.totals
         out = [f"Monster totals: {g} ghosts (G), {v} vampires (V), {z} zombies (Z).", "",
                "The grid with its edge numbers ('.' = a cell to fill):", *rows, "",
@@ -610,17 +624,17 @@ other cell. No spaces, dots or other characters."""
         steps: list[tuple[_Line, list[str]]] = []  # the first lines of sight that settled cells
         for ln, c, d in log:
             r, col = maze.pos[c]
-            found = f"a {NAMES[MONSTERS[d.bit_length() - 1]]} at ({r}, {col})"
+            claim = f"a {NAMES[MONSTERS[d.bit_length() - 1]]} at ({r}, {col})"
             if steps and steps[-1][0] is ln:
-                steps[-1][1].append(found)
+                steps[-1][1].append(claim)
             elif len(steps) < 3:
-                steps.append((ln, [found]))
+                steps.append((ln, [claim]))
             else:
                 break
         out = [f"The line of sight from the {edge_name(ln.a, w, h)} ({clues[ln.a]}) to the {edge_name(ln.b, w, h)} "
                f"({clues[ln.b]}) passes {len(ln.cells)} monster cell{'s' * (len(ln.cells) != 1)}; every filling "
-               f"of it giving both numbers within the totals has {' and '.join(found)}."
-               for ln, found in steps]
+               f"of it giving both numbers within the totals has {' and '.join(claims)}."
+               for ln, claims in steps]
         open_cells = [maze.pos[i] for i, d in enumerate(dom) if d & (d - 1)]
         out.append(f"Repeating this over all lines of sight ({sweeps} round{'s' * (sweeps != 1)}) settles "
                    f"{len(maze.pos) - len(open_cells)} of the {len(maze.pos)} monster cells.")
