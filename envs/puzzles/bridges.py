@@ -370,16 +370,24 @@ def layout(rng: random.Random, w: int, h: int, maxb: int) -> tuple[list[tuple[in
             + bytearray([EDGE]) * stride
         where: dict[int, int] = {}  # padded cell -> island index
         cells: list[int] = []
+        dirs: list[list[int]] = []  # per island, the steps that stay inside the grid
+        dead: set[tuple[int, int]] = set()  # (island, step) tries that can never succeed
         bridges: dict[tuple[int, int], int] = {}
-        first = (1 + int(rand() * h)) * stride + 1 + int(rand() * w)
-        kind[first], where[first] = ISLAND, 0
-        cells.append(first)
+
+        def add(k):
+            kind[k], where[k] = ISLAND, len(cells)
+            cells.append(k)
+            dirs.append([d for d in (-1, 1, -stride, stride) if kind[k + d] != EDGE])
+
+        add((1 + int(rand() * h)) * stride + 1 + int(rand() * w))
         bad = 0
         while len(cells) < want and bad <= MAX_BAD_TRIES:
             a = int(rand() * len(cells))
+            d = dirs[a][int(rand() * len(dirs[a]))]
+            if (a, d) in dead:  # most tries late in a layout; skipping the walk keeps the odds
+                bad += 1
+                continue
             k0 = cells[a]
-            dirs = [d for d in (-1, 1, -stride, stride) if kind[k0 + d] != EDGE]
-            d = dirs[int(rand() * len(dirs))]
             k, steps = k0 + d, 1
             while kind[k] == WATER:  # walk out to the border, a bridge or an island
                 k, steps = k + d, steps + 1
@@ -388,6 +396,8 @@ def layout(rng: random.Random, w: int, h: int, maxb: int) -> tuple[list[tuple[in
             else:
                 far = steps - 2 if kind[k] == ISLAND else steps - 1  # keep a gap before an island
                 if far < 2:
+                    if kind[k] != ISLAND:  # at most one free cell, where no island can ever go
+                        dead.add((a, d))
                     bad += 1
                     continue
                 k = k0 + d * (far if rand() * 100 < EXPANSION_PCT else 2 + int(rand() * (far - 1)))
@@ -396,8 +406,7 @@ def layout(rng: random.Random, w: int, h: int, maxb: int) -> tuple[list[tuple[in
                     bad += 1  # it would touch an island beside it
                     continue
                 b = len(cells)
-                kind[k], where[k] = ISLAND, b
-                cells.append(k)
+                add(k)
                 bad = 0
             for x in range(k0 + d, k, d):
                 kind[x] = LINE
