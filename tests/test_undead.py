@@ -272,3 +272,47 @@ def test_level_boundaries(env, game_id, sweeps, n_open, level):
     assert _sweeps(maze, dom) == (sweeps, True)
     assert sum(1 for d in dom if d & (d - 1)) == n_open
     assert env.grade(env.decode(game_id)) == level
+
+
+def test_line_of_sight_deduction_matches_enumeration():
+    """The bitset pass keeps exactly the monsters that some filling of the line allows (both of
+    its numbers right, open cells not exceeding what is left of each total)."""
+    from envs.puzzles.undead import _maze, _support
+
+    rng = random.Random(1)
+    checked = 0
+    for _ in range(40):
+        w, h = rng.choice([(3, 3), (4, 3), (4, 4)])
+        board = ["".join(rng.choice("GVZGVZ\\/") for _ in range(w)) for _ in range(h)]
+        flat = "".join(board)
+        clues = [sightings(board, w, h, k) for k in range(2 * (w + h))]
+        if rng.random() < 0.3:  # sometimes numbers no filling meets
+            clues[rng.randrange(len(clues))] += 1
+        p = UndeadPuzzle(w, h, tuple(flat.count(m) for m in "GVZ"),
+                         tuple("".join(ch if ch in "\\/" else "." for ch in row) for row in board), tuple(clues))
+        maze = _maze(p)
+        dom = [rng.choice([1, 2, 4, 3, 5, 6, 7, 7, 7]) for _ in maze.pos]
+        caps = [rng.randrange(0, 4) for _ in range(3)]
+        for ln, goal in zip(maze.lines, maze.goals):
+            open_cells = [c for c in ln.cells if dom[c] & (dom[c] - 1)]
+            seen = {c: 0 for c in open_cells}
+            feasible = False
+            for fill in itertools.product(*[[t for t in range(3) if dom[c] >> t & 1] for c in ln.cells]):
+                rows = [list(row) for row in p.grid]
+                for c, t in zip(ln.cells, fill):
+                    r, col = maze.pos[c]
+                    rows[r][col] = "GVZ"[t]
+                rows = ["".join(row) for row in rows]
+                placed = [sum(1 for c, t in zip(ln.cells, fill) if t == m and c in seen) for m in range(3)]
+                if (sightings(rows, w, h, ln.a), sightings(rows, w, h, ln.b)) == (clues[ln.a], clues[ln.b]) \
+                        and all(n <= cap for n, cap in zip(placed, caps)):
+                    feasible = True
+                    for c, t in zip(ln.cells, fill):
+                        if c in seen:
+                            seen[c] |= 1 << t
+            got = _support(ln, goal, dom, caps)
+            assert (got is not None) == feasible
+            if feasible:
+                assert dict(got) == seen
+                checked += 1
+    assert checked > 100
