@@ -728,9 +728,10 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                 if not torch.isfinite(loss):
                     print(f"rank {ctx.rank} step {step}: non-finite loss {loss.item()} (minibatch {m})",
                           file=sys.stderr, flush=True)
+                # how far the engine's log-probs are from the trainer's (vLLM vs FSDP numerics)
                 beh = behaviour[idx, :Tm].to(ctx.device)
                 known = (~torch.isnan(beh)) & (mmask > 0)
-                sums["behaviour_logp_gap"] += float(masked_mean((logp.detach() - torch.nan_to_num(beh)).abs(), known))
+                sums["behaviour_logp_gap"] += float(masked_mean((old - torch.nan_to_num(beh)).abs(), known))
                 sums["entropy"] += float(masked_mean(entropy(logits.detach(), r.temperature), mmask))
                 for k, v in st.items():
                     sums[k] += float(v)

@@ -92,7 +92,7 @@ def policy_loss(logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Te
     """
     mask = mask.to(logp.dtype)
     adv = advantages.to(logp.dtype)
-    log_ratio = (logp - old_logp) * mask  # masked first: padding may hold anything, even inf
+    log_ratio = torch.where(mask > 0, logp - old_logp, 0.0)  # padding may hold anything, even inf
     if level == "token":
         ratio = torch.exp(log_ratio)
         a = adv.unsqueeze(1)
