@@ -8,32 +8,36 @@ sys.exit, os._exit), "timeout" (wall clock or CPU seconds), "memory" (MemoryErro
 address-space limit), "forbidden" (the code tried a refused operation: sockets, processes,
 signals), "killed" (died by a signal, e.g. a segfault from runaway recursion).
 
-Processes. The caller starts one fork server (`python -S -s` with a scrubbed environment and
-the stdlib modules that problems use already imported). The server forks workers, each the
-init of its own PID namespace; a worker runs jobs one at a time, each in a freshly forked child
-("the job"), and is replaced after `jobs_per_worker` jobs or when it dies. A job costs one
-fork, about a millisecond, instead of a fresh interpreter.
+Processes. The caller starts one fork server (`python -S -s`, a scrubbed environment, the stdlib
+modules problems use already imported). The server forks workers; each is the init of its own
+PID namespace and keeps one runner process alive. The runner confines itself once and then runs
+jobs one after another, each in a fresh namespace dict, while the code is judged unable to leave
+a trace in the process (`_reusable`: safe imports only, no reflection, no stores into modules);
+otherwise the job gets a fresh runner, which exits after it. A runner is also replaced after
+`jobs_per_process` jobs and after any timeout, memory error, forbidden call or crash. So a small
+call costs well under a millisecond instead of a fresh interpreter (bench/sandbox.py), and
+`Sandbox(reuse=False)` gives every job a process of its own (a fork, ~10x slower).
 
-Isolation of a job, layered (`Sandbox.isolation` says which layers are active):
-- real (kernel-enforced) as root: a private network namespace with no interfaces; a PID
-  namespace per worker (the job cannot see or signal anything outside it, and killing the
-  worker's namespace kills every process the job left); a mount namespace per worker where
-  every mount is read-only except a private size-capped tmpfs on /tmp holding the job's fresh
-  working directory; the job runs as uid/gid nobody with no_new_privs, so it has no
-  capabilities, cannot read the caller's /proc/<pid>/environ and cannot undo the read-only
-  mounts; rlimits on CPU seconds, address space, file size, open files, processes (counted
-  for nobody), no core dumps; a wall-clock timeout after which the job's process group and
-  namespace are SIGKILLed.
+Isolation (`Sandbox.isolation` says which layers are active):
+- real (kernel-enforced), as root: a private network namespace with no interfaces; a PID
+  namespace per worker (a job cannot see or signal anything outside it, and killing the worker
+  kills every process the job left); a mount namespace per worker in which every mount is
+  read-only except a private size-capped tmpfs on /tmp holding the runner's working directory
+  (emptied after every job; its parent is not writable); the runner is uid/gid nobody with
+  no_new_privs, so it has no capabilities, cannot read other processes' /proc/<pid>/environ and
+  cannot undo the read-only mounts; rlimits on CPU seconds, address space, file size, open
+  files, processes (counted for nobody) and no core dumps; a wall-clock limit after which the
+  server SIGKILLs the worker, and with it the whole namespace.
 - without root: a user namespace gives the same network and PID namespaces where the kernel
-  allows them; writes are then only limited by the user's own file permissions, and without
-  namespaces leftover processes are found through the process group and the worker being a
-  child subreaper (best effort).
-- always, best effort (inside the job's own process, so code that digs can undo it): socket
-  creation, fork/exec/spawn/subprocess and kill are replaced by functions that raise
-  `Forbidden`; the environment holds only PATH/LANG/PYTHONHASHSEED.
-The job's result travels over a pipe the job itself writes, so code that deliberately forges
-that message can fake its own result; rewards therefore never compare inside the sandbox
-against hidden answers (the envs parse values outside and compare there).
+  allows them; writes are then limited only by the user's own file permissions; without
+  namespaces, leftover processes are found through the process group and child subreapers.
+- best effort, inside the job's own process (code that digs can undo it): socket creation,
+  fork/exec/spawn/subprocess and kill raise `Forbidden` (status "forbidden", even if caught);
+  the environment holds only PATH, LANG and PYTHONHASHSEED.
+A job writes its own result message, so code that deliberately forges it can fake its own
+result, and code built to evade `_reusable` could disturb later jobs of the same runner; rewards
+therefore never compare inside the sandbox against hidden answers (the envs parse values and
+compare outside), and `reuse=False` removes the second risk.
 
 Messages between caller, server and workers are JSON lines (never pickle): even a subverted
 server can only send bogus results, never code.
@@ -83,7 +87,7 @@ class Sandbox:
         self.cfg = {"jobs_per_process": jobs_per_process if reuse else 1, "namespaces": namespaces,
                     "output_chars": output_chars, "max_value_chars": max_value_chars, "fsize_mb": fsize_mb,
                     "tmpfs_mb": tmpfs_mb, "nproc": nproc}
-        self.isolation: dict = {}
+        self._isolation: dict = {}
         self._proc: subprocess.Popen | None = None
         self._buf = b""
         self._lock = threading.Lock()
@@ -107,6 +111,7 @@ class Sandbox:
         results: list[Result | None] = [None] * len(jobs)
         with self._lock:
             todo = list(range(len(jobs)))[::-1]
+            tries = [0] * len(jobs)
             inflight: dict[int, tuple[int, float]] = {}  # job id -> (index, reply deadline)
             while todo or inflight:
                 self._ensure_started()
@@ -114,13 +119,17 @@ class Sandbox:
                     i = todo.pop()
                     code, expr = jobs[i]
                     self._next_id += 1
+                    tries[i] += 1
                     self._send({"id": self._next_id, "code": code, "expr": expr, "timeout_s": float(timeout_s),
                                 "memory_mb": int(memory_mb)})
                     inflight[self._next_id] = (i, time.monotonic() + timeout_s + GRACE_S)
                 line = self._read_line(min(d for _, d in inflight.values()))
-                if line is None:  # the server died or hung: every job in it is lost
+                if line is None:  # the server died or hung: its jobs run once more in a new one
                     for i, _ in inflight.values():
-                        results[i] = Result("killed", stderr="sandbox server stopped responding")
+                        if tries[i] < 2:
+                            todo.append(i)
+                        else:
+                            results[i] = Result("killed", stderr="[sandbox] the server stopped responding")
                     inflight.clear()
                     self._stop()
                     continue
@@ -132,6 +141,14 @@ class Sandbox:
     def close(self) -> None:
         with self._lock:
             self._stop()
+
+    @property
+    def isolation(self) -> dict:
+        """Which isolation layers are active (starts the server if needed): uid_drop, userns,
+        net_ns, pid_ns, mount_ns."""
+        with self._lock:
+            self._ensure_started()
+            return dict(self._isolation)
 
     # ------------------------------------------------------------------ plumbing
 
@@ -152,7 +169,7 @@ class Sandbox:
         if not hello or "isolation" not in hello:
             self._stop()
             raise RuntimeError("sandbox: the fork server did not start")
-        self.isolation = hello["isolation"]
+        self._isolation = hello["isolation"]
 
     def _send(self, msg: dict) -> None:
         try:
@@ -335,7 +352,7 @@ def _serve(cfg: dict) -> None:
             if job is not None:
                 sig, code = msg["exit"].get("signal"), msg["exit"].get("code")
                 status = "timeout" if sig == signal.SIGXCPU else "killed" if sig else "error"
-                how = f"killed by signal {signal.Signals(sig).name}" if sig else f"exited with status {code}"
+                how = f"was killed by signal {signal.Signals(sig).name}" if sig else f"exited with status {code}"
                 reply(w, {"status": status, "stderr": f"[sandbox] the job {how} before finishing",
                           "seconds": time.monotonic() - w["sent"]})
             w["state"] = "starting"
@@ -617,9 +634,8 @@ def _run_jobs(cfg: dict, scratch: str, tripped: list) -> None:
         used = resource.getrusage(resource.RUSAGE_SELF)
         cpu = int(used.ru_utime + used.ru_stime) + _cpu_limit(job["timeout_s"])
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, resource.RLIM_INFINITY))
-        workdir = tempfile.mkdtemp(dir=scratch, prefix="job-")
-        os.chdir(workdir)
-        tempfile.tempdir = workdir
+        os.chdir(scratch)  # emptied after every job; its parent is not ours to write
+        tempfile.tempdir = scratch
         for fd in (5, 6):
             os.ftruncate(fd, 0)
             os.lseek(fd, 0, os.SEEK_SET)
@@ -630,7 +646,6 @@ def _run_jobs(cfg: dict, scratch: str, tripped: list) -> None:
         if tripped and status != "memory":
             status, value = "forbidden", None
         tails = [_tail(fd, cfg["output_chars"]) for fd in (5, 6)]
-        os.chdir(scratch)
         try:
             for name in os.listdir(scratch):
                 shutil.rmtree(os.path.join(scratch, name))
