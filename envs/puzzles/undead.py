@@ -235,7 +235,7 @@ def _support(ln: _Line, goal: int, dom: list[int], caps: list[int]) -> list[tupl
     if min(caps) < len(cells):  # a remaining total may bind: count the types that can run out
         extra, size = [0, 0, 0], ln.side * ln.side
         for t in range(3):
-            if caps[t] < sum(1 for c in cells if dom[c] >> t & 1):
+            if caps[t] < len(cells) and caps[t] < sum(1 for c in cells if dom[c] >> t & 1):
                 extra[t] = size
                 for _ in range(caps[t]):  # accept any count 0..cap of this type
                     final |= final << size
@@ -352,12 +352,14 @@ def _branch_cell(maze: _Maze, dom: list[int]) -> int:
     return best
 
 
-def _solutions(maze: _Maze, limit: int, dom: list[int] | None = None,
-               budget: int = 1 << 62) -> list[list[int]] | None:
+def _solutions(maze: _Maze, limit: int, dom: list[int] | None = None, budget: int = 1 << 62,
+               recheck: bool = True) -> list[list[int]] | None:
     """Depth-first search for up to `limit` solutions (from dom, default the empty board); None
-    when it needs more than `budget` nodes. An explicit stack: big boards would overflow Python's."""
+    when it needs more than `budget` nodes. recheck=False skips the first pass over every line,
+    for domains the sweeps left stuck (so every line already agrees with them). An explicit
+    stack: big boards would overflow Python's."""
     found: list[list[int]] = []
-    stack = [(maze.start() if dom is None else list(dom), list(range(len(maze.lines))))]
+    stack = [(maze.start() if dom is None else list(dom), list(range(len(maze.lines))) if recheck else [])]
     while stack:
         budget -= 1
         if budget < 0:
@@ -417,7 +419,7 @@ def _generate(rng: random.Random, w: int, h: int, level: str, repairs: int = 20,
             sweeps, _ = _sweeps(maze, dom)
             open_cells = [i for i, d in enumerate(dom) if d & (d - 1)]
             if len(open_cells) <= (0 if want == 0 else OPEN_NORMAL) or want == 2:
-                found = _solutions(maze, 2, dom, budget)
+                found = _solutions(maze, 2, dom, budget, recheck=not open_cells)
                 if found is None:
                     break
                 got = _level(sweeps, len(open_cells))
@@ -564,10 +566,11 @@ other cell. No spaces, dots or other characters."""
         maze = _maze(puzzle)
         dom = maze.start()
         sweeps, ok = _sweeps(maze, dom)
-        found = _solutions(maze, 2, dom) if ok else []
+        n_open = sum(1 for d in dom if d & (d - 1))
+        found = _solutions(maze, 2, dom, recheck=not n_open) if ok else []
         if found is None or len(found) != 1:
             return None
-        return _level(sweeps, sum(1 for d in dom if d & (d - 1)))
+        return _level(sweeps, n_open)
 
     def is_solution(self, puzzle: UndeadPuzzle, grid: list[str]) -> bool:
         w, h = puzzle.width, puzzle.height
