@@ -87,8 +87,8 @@ class PuzzleEnv(Env):
     # ------------------------------------------------------------ shared
 
     def params_for(self, difficulty: int) -> tuple[int, int, str | None]:
-        if self.width is not None:
-            return self.width, self.height, self.level
+        if self.width is not None:  # explicit size; without a level, the easiest one
+            return self.width, self.height, self.level or (self.levels[0] if self.levels else None)
         w, h, level = self.ladder[max(0, min(int(difficulty), len(self.ladder) - 1))]
         return w, h, (self.level or level)
 
