@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import envs
 from envs.gym import GYM
 from envs.gym.adaptive import AdaptiveDifficulty
-from envs.gym.base import CATEGORIES, GymEnv, MAX_TRIES, Retry
+from envs.gym.base import CATEGORIES, MAX_TRIES, GymEnv, Retry, _load_problem
 
 NAMES = sorted(GYM)
 DIFFICULTIES = (0, 1, 3, 8)
@@ -127,6 +127,8 @@ def test_hypothesis_strings_stay_in_range(name):
         assert rew.correct == (rew.value >= env_of(name).threshold)
 
     check()
+    for rec in recs:  # scorers share the cached parsed problem, so they must not change it
+        assert _load_problem(rec["meta"]["problem"]) == json.loads(rec["meta"]["problem"])
 
 
 def test_generator_gives_up_naming_env_seed_and_difficulty():

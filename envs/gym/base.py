@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from envs.base import Env, Reward, extract_answer
@@ -82,7 +83,7 @@ class GymEnv(Env):
     def problem_of(self, record: dict) -> dict:
         meta = record.get("meta")
         try:
-            problem = json.loads(meta["problem"])
+            problem = _load_problem(meta["problem"])
         except (TypeError, KeyError, ValueError):
             raise ValueError(f"record {record.get('id', '<no id>')}: meta.problem must be a JSON "
                              f"object string") from None
@@ -105,6 +106,13 @@ class GymEnv(Env):
         return Reward(value=value, correct=value >= self.threshold, parts={"parsed": float(value > -1.0)})
 
 
+@lru_cache(maxsize=4096)
+def _load_problem(text: str) -> Any:
+    """Parsed meta.problem, cached: a rollout group scores many answers to one problem. The
+    result is shared, so scorers treat `problem` as read-only."""
+    return json.loads(text)
+
+
 # ------------------------------------------------------------------ prompts
 
 def ask(task: str, answer_format: str) -> str:
@@ -115,9 +123,8 @@ def ask(task: str, answer_format: str) -> str:
 # ------------------------------------------------------------------ parsing (ValueError = unparsable)
 
 def to_int(token: str) -> int:
-    """An ASCII decimal integer with an optional minus sign (int() alone also takes '1_0', '٣')."""
-    body = token[1:] if token[:1] in "-+" else token
-    if not (body.isascii() and body.isdigit()) or len(body) > 4000:
+    """An ASCII decimal integer with an optional sign (int() alone also takes '1_0' and '٣')."""
+    if "_" in token or not token.isascii() or len(token) > 4000:
         raise ValueError(f"not an integer: {token[:20]!r}")
     return int(token)
 
@@ -144,7 +151,9 @@ def tokens(answer: str) -> list[str]:
 
 
 def int_list(answer: str) -> list[int]:
-    return [to_int(t) for t in tokens(answer)]
+    if "_" in answer or not answer.isascii():  # the checks of to_int, once for the whole answer
+        raise ValueError("not a list of integers")
+    return [int(t) for t in tokens(answer)]
 
 
 def one_int(answer: str) -> int:

@@ -150,6 +150,11 @@ def random_function(rng: random.Random, nodes: int):
     f = tree(nodes)
     if x not in f.free_symbols or sympy.diff(f, x) == 0 or f.has(sympy.zoo, sympy.nan):
         raise Retry
+    try:  # F and F' must print in the answer syntax (no I, Abs, ...), or the checker could not read them
+        scan_expression(str(f))
+        scan_expression(str(sympy.diff(f, x)))
+    except ValueError:
+        raise Retry from None
     return f
 
 
