@@ -112,7 +112,7 @@ class PuzzleEnv(Env):
 
     def _record(self, puzzle: Any, solution: list[str], difficulty: int, level: str | None, seed: int | None) -> dict:
         game_id = self.encode(puzzle)
-        size = f"{puzzle.width}x{puzzle.height}" + (level or "")
+        size = f"{puzzle.width}x{puzzle.height}" + (f"-{level}" if level else "")
         gold = f"<reasoning>\n{self.explain(puzzle, solution)}\n</reasoning>\n<answer>\n" + "\n".join(solution) + "\n</answer>"
         return {
             "id": f"{self.name}-{size}-{seed if seed is not None else game_id}",
