@@ -49,9 +49,10 @@ def test_weights_at_boundaries(name):
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_scales_to_the_run_length(name):
     full, short = load(name), load(name, total_steps=400)
-    factor = 400 / full.total_steps
-    for step, want in EXPECTED[name]:
-        assert short.weights(round(step * factor)) == full.weights(step), (name, step)
+    starts = [0] + [until for until, _ in full.phases[:-1]]
+    for start, (until, _) in zip(starts, full.phases):
+        a, b = round(start * 400 / full.total_steps), round(until * 400 / full.total_steps)
+        assert short.weights(a) == short.weights(b - 1) == full.weights(start), (name, start)
     assert short.weights(399) == full.weights(full.total_steps - 1)
 
 
