@@ -146,6 +146,23 @@ def test_search_goes_beyond_line_solving():
     assert "stall" in ENV.explain(puzzle, ["#..#", "##..", "..#.", "..#."])
 
 
+def test_probing_search_on_a_hard_random_grid():
+    # the clues of a random 25x25 grid: lines alone decide 34 of 625 cells, and plain
+    # depth-first search took minutes to find two solutions; probing takes well under a second
+    game_id = ("25x25:1.1.3.1.1.1.1/1.3.3.2.1.4.1/4.1.1.1.1.1/1.1.2.1.1.1.1/1.1.4.5.1.1/1.6.3/2.1.3.1/2.6."
+               "1.1.2.1.1/2.1.1.1.1.1.2.3/1.1.1.2.1.1.2.1/1.3.4.1.2.1.1.1/2.1.3.1.2.1/1.1.2.2.1.1.1/2.1.3."
+               "2.2.1.1/1.1.2.2.2/1.2.1.1.3.3/1.2.4.2.5/2.1.1.1.3.1.3/2.3.2.1.3.3/9.2.1.1.3/4.3.2.7/3.2.4."
+               "2.1.1.1.2/1.1.3.1.2.3.1/1.1.3.1.1.2.1.1/6.1.1.5.2/2.4.2.1.1.1/1.4.1.1.2.1.2/1.1.1.1.3.1.2."
+               "1/2.1.2.2.2.1.2/2.5.2.2.1.1/2.1.2.2.7.2/2.1.1.4.4.1/1.2.2.2.2.3.3/2.3.1.2.1.1.1.1.2/2.1.2."
+               "3.1.4.1/2.2.2.1.4.1/3.3.1.2.5.1/2.2.1.1.1/2.1.3.2.1.1.2.2/1.1.1.1.1.1.4.1/1.2.1.1.5.3/2.2."
+               "1/1.1.2.1.1.2.1/1.1.2.2.1.1.3/1.3.1.1.1.2.1/1.1.2.1.2.2.1/3.2.1.1.3/1.2.2.1.6.1/1.1.1.1.5."
+               "1/1.1.1.4.1.8")
+    puzzle = ENV.decode(game_id)
+    solutions = ENV.solve(puzzle, max_solutions=2)
+    assert len(solutions) == 2 and solutions[0] != solutions[1]
+    assert all(ENV.is_solution(puzzle, grid) for grid in solutions)
+
+
 def test_search_finds_every_solution_of_a_small_puzzle():
     # all 2^9 boards of a 3x3 grid, grouped by their clues: the solver must find each group exactly
     groups: dict = {}

@@ -3,12 +3,13 @@ its clue, the lengths of its runs of filled cells in order.
 
 Game ID (Tatham's format): `WxH:` then the W column clues (left to right) and the H row clues (top
 to bottom), `/`-separated; the runs of one clue are `.`-separated; an empty line has an empty clue.
-Example `3x2:1/2/1/1.1/2`. Tatham's optional `,...` suffix of pre-filled cells is not supported.
+Example `3x2:1/1/2/1.1/2` (rows `#.#`, `.##`). Tatham's optional `,...` suffix of pre-filled cells
+is not supported.
 
 Solver: a complete line solver (every cell that all placements of a line's runs agree on, given what
 is already known) run to a fixpoint, incrementally (a line is re-solved only after one of its
 cells changed) and memoised on (clue, length, known cells); then depth-first search on an
-undecided cell when the lines stall.
+undecided cell when the lines stall, probing every undecided cell both ways at each node.
 
 Generator (Tatham's algorithm, reimplemented): uniform noise smoothed by one pass of a 3x3 mean
 filter (not across a dimension of 2), thresholded at the median so about half the cells are
@@ -168,33 +169,67 @@ def _row_strings(rows: list[int], width: int) -> list[str]:
     return [format(bits, f"0{width}b")[::-1].replace("1", FILLED).replace("0", EMPTY) for bits in rows]
 
 
-def _search(puzzle: PatternPuzzle, max_solutions: int) -> list[list[str]]:
-    """Line propagation, then depth-first branching on a cell of the row with fewest unknowns.
-    An explicit stack, since a deep search would overflow Python's recursion limit."""
+def _count_known(known_f: list[int], known_e: list[int], h: int) -> int:
+    return sum((known_f[r] | known_e[r]).bit_count() for r in range(h))
+
+
+def _assume(puzzle: PatternPuzzle, known_f: list[int], known_e: list[int], r: int, c: int,
+            fill: bool) -> tuple[list[int], list[int]] | None:
+    """The state after setting cell (r, c) and propagating, or None on a contradiction."""
+    h = puzzle.height
+    known_f, known_e = known_f[:], known_e[:]
+    target = known_f if fill else known_e
+    target[r] |= 1 << c
+    target[h + c] |= 1 << r
+    dirty = [False] * len(known_f)
+    dirty[r] = dirty[h + c] = True
+    return (known_f, known_e) if _propagate(puzzle, known_f, known_e, dirty) else None
+
+
+def _probe(puzzle: PatternPuzzle, known_f: list[int], known_e: list[int]) -> list:
+    """Try every undecided cell both ways until nothing more is forced (a value that leads to a
+    contradiction fixes the other). Returns the states to search next: none on a contradiction,
+    the state itself once complete, else both outcomes of the cell whose weaker outcome decides
+    the most cells. Two propagations per cell, but on hard grids it cuts the search by orders of
+    magnitude (a random 25x25 grid: from minutes to under a second)."""
     w, h = puzzle.width, puzzle.height
-    full = (1 << w) - 1
+    while True:
+        best, best_score, forced = None, -1, False
+        for r in range(h):
+            for c in range(w):
+                if (known_f[r] | known_e[r]) >> c & 1:
+                    continue
+                filled = _assume(puzzle, known_f, known_e, r, c, True)
+                empty = _assume(puzzle, known_f, known_e, r, c, False)
+                if filled is None and empty is None:
+                    return []
+                if filled is None or empty is None:
+                    known_f, known_e = filled or empty
+                    forced = True
+                    continue
+                score = min(_count_known(*filled, h), _count_known(*empty, h))
+                if score > best_score:
+                    best, best_score = [filled, empty], score
+        if not forced:  # so `best` was scored against the final state
+            return best or [(known_f, known_e)]
+
+
+def _search(puzzle: PatternPuzzle, max_solutions: int) -> list[list[str]]:
+    """Line propagation, then depth-first search with probing. An explicit stack, since a deep
+    search would overflow Python's recursion limit."""
+    w, h = puzzle.width, puzzle.height
     n_lines = w + h
+    root = ([0] * n_lines, [0] * n_lines)
+    if not _propagate(puzzle, *root, [True] * n_lines):
+        return []
     found: list[list[str]] = []
-    stack = [([0] * n_lines, [0] * n_lines, [True] * n_lines)]
+    stack = [root]
     while stack and len(found) < max_solutions:
-        known_f, known_e, dirty = stack.pop()
-        if not _propagate(puzzle, known_f, known_e, dirty):
-            continue
-        unknown = [full & ~(known_f[r] | known_e[r]) for r in range(h)]
-        open_rows = [(cells.bit_count(), r) for r, cells in enumerate(unknown) if cells]
-        if not open_rows:
+        known_f, known_e = stack.pop()
+        if _count_known(known_f, known_e, h) == w * h:
             found.append(_row_strings(known_f[:h], w))
-            continue
-        r = min(open_rows)[1]
-        c = (unknown[r] & -unknown[r]).bit_length() - 1
-        for fill in (False, True):  # the filled branch is popped first
-            branch_f, branch_e = known_f[:], known_e[:]
-            target = branch_f if fill else branch_e
-            target[r] |= 1 << c
-            target[h + c] |= 1 << r
-            dirty = [False] * n_lines
-            dirty[r] = dirty[h + c] = True
-            stack.append((branch_f, branch_e, dirty))
+        else:
+            stack += _probe(puzzle, known_f, known_e)[::-1]  # the filled branch is popped first
     return found
 
 
@@ -341,7 +376,8 @@ One line per row, top to bottom; each line has one character per column, left to
     def solve(self, puzzle: PatternPuzzle, max_solutions: int = 2) -> list[list[str]]:
         return _search(puzzle, max_solutions)
 
-    def new_puzzle(self, rng: random.Random, width: int, height: int, level: str | None) -> tuple[PatternPuzzle, list[str]]:
+    def new_puzzle(self, rng: random.Random, width: int, height: int,
+                   level: str | None) -> tuple[PatternPuzzle, list[str]]:
         _check_size(width, height)
         while True:
             rows = _smoothed_grid(rng, width, height)
