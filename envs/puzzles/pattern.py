@@ -128,7 +128,8 @@ def solve_line(clue: tuple[int, ...], n: int, filled: int, empty: int) -> tuple[
 
 
 def _lines(puzzle: PatternPuzzle) -> tuple[list, list]:
-    return list(puzzle.rows) + list(puzzle.cols), [puzzle.width] * puzzle.height + [puzzle.height] * puzzle.width
+    lengths = [puzzle.width] * puzzle.height + [puzzle.height] * puzzle.width
+    return list(puzzle.rows) + list(puzzle.cols), lengths
 
 
 def _propagate(puzzle: PatternPuzzle, known_f: list[int], known_e: list[int], dirty: list[bool],
@@ -437,8 +438,8 @@ One line per row, top to bottom; each line has one character per column, left to
             out.append(f"- {kind} {index} (clue {' '.join(map(str, clue)) or '0'}): "
                        + "; ".join(part for part in found if part) + ".")
         if not solved:
-            out.append("Line deductions alone stall here; trying a value for an undecided cell and following "
-                       "the line deductions to a contradiction (or to the end) finishes the grid.")
+            out.append("Line deductions alone stall here; trying a value for an undecided cell and "
+                       "following the line deductions to a contradiction (or to the end) finishes the grid.")
         elif len(trace) > EXPLAIN_STEPS:
             out.append("...and repeating this over the rows and columns fills in the rest of the grid.")
         return "\n".join(out)
