@@ -702,7 +702,7 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         tok_counts = dist.all_reduce(tok_counts)
         sums = {"entropy": 0.0, "clip_frac_low": 0.0, "clip_frac_high": 0.0, "ratio_mean": 0.0, "kl": 0.0,
                 "loss": 0.0, "behaviour_logp_gap": 0.0}
-        n_micro, grad_norms, lrs = 0, [], []
+        n_tokens, grad_norms, lrs = 0.0, [], []
         for m in range(r.minibatches):
             mine = [i for i in range(len(rows)) if (offset + i) % r.minibatches == m]
             micro = [mine[i:i + r.micro_batch_size] for i in range(0, len(mine), r.micro_batch_size)]
@@ -731,11 +731,13 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                 # how far the engine's log-probs are from the trainer's (vLLM vs FSDP numerics)
                 beh = behaviour[idx, :Tm].to(ctx.device)
                 known = (~torch.isnan(beh)) & (mmask > 0)
-                sums["behaviour_logp_gap"] += float(masked_mean((old - torch.nan_to_num(beh)).abs(), known))
-                sums["entropy"] += float(masked_mean(entropy(logits.detach(), r.temperature), mmask))
+                # statistics are token-weighted means over the step, whatever the micro-batching
+                w = float(mmask.sum())
+                sums["behaviour_logp_gap"] += w * float(masked_mean((old - torch.nan_to_num(beh)).abs(), known))
+                sums["entropy"] += w * float(masked_mean(entropy(logits.detach(), r.temperature), mmask))
                 for k, v in st.items():
-                    sums[k] += float(v)
-                n_micro += 1
+                    sums[k] += w * float(v)
+                n_tokens += w
             grad_norm = clip_and_check(model, cfg)
             if not math.isfinite(grad_norm):
                 save_bad_batch(run_dir, step, ctx, {
@@ -767,7 +769,7 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                         for ok in row_ok]
         for rank_results in dist.all_gather_object([(it, ok) for it, ok in step_results]):
             sampler.update(rank_results)
-        train_stats = dist.all_reduce(torch.tensor([sums[k] for k in sums] + [float(n_micro)]))
+        train_stats = dist.all_reduce(torch.tensor([sums[k] for k in sums] + [n_tokens], dtype=torch.float64))
         train_stats = {k: float(train_stats[i] / train_stats[-1]) for i, k in enumerate(sums)}
         step += 1
         times["step"] = time.time() - t_step
