@@ -761,6 +761,7 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         lens = [len(c.token_ids) for c in comps]
         local = {"env": [it.record["env"] for it in batch.items for _ in range(G)],
                  "difficulty": [int(it.record.get("difficulty") or 0) for it in batch.items for _ in range(G)],
+                 "bin": [it.bin for it in batch.items for _ in range(G)],
                  "reward": values, "correct": correct, "len": lens, "prompt_len": [len(p) for p, _ in rows],
                  "clipped": [c.finish_reason == "length" for c in comps], "bonus": bonus.tolist(),
                  "u": u.tolist(), "errors": len(errors)}
@@ -806,6 +807,7 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
 def rl_metrics(per_rank: list[dict], G: int, train: dict, difficulty: dict, times: dict, cfg: TrainConfig) -> dict:
     """One step's log line: rewards per env, accuracy, lengths, clip fractions, novelty, timing."""
     import statistics as st
+    from collections import Counter
 
     cols = {k: [v for d in per_rank for v in d[k]] for k in per_rank[0] if k != "errors"}
     n = len(cols["reward"])
@@ -824,6 +826,8 @@ def rl_metrics(per_rank: list[dict], G: int, train: dict, difficulty: dict, time
                     f"accuracy/{env}": sum(cs) / len(cs), f"count/{env}": len(rs)})
     for env, d in difficulty.items():
         out[f"difficulty/{env}"] = d
+    for b, count in sorted(Counter(x for x in cols["bin"] if x is not None).items()):
+        out[f"curriculum/frac_{b}"] = count / n
     out.update(train)
     if cfg.novelty.enabled:
         bonus = cols["bonus"]

@@ -8,10 +8,10 @@ schedule and the adaptive difficulty controller, behind one `sample(step, n)`.
     state = sampler.state_dict()             # the controller's state; the rest is derived from the seed
 
 Each prompt first picks a source by weight (the env mix). A static source picks a record; with a
-curriculum, first a bin by the schedule's weights at this step (a record's bin is
-`meta.bin`, else its difficulty). A live source generates a record: with the adaptive controller
-(RLVE) the controller picks the env and difficulty among the live sources; else the difficulty is
-the curriculum's bin at this step, or the source's fixed `difficulty`.
+curriculum (utils/curriculum.py), first a bin by the schedule's weights at this step, among the
+bins the source's records carry (in `meta[<schedule.key>]`). A live source generates a record:
+with the adaptive controller (RLVE) the controller picks the env and difficulty among the live
+sources; else the difficulty is the source's `bins[<curriculum bin>]`, or its fixed `difficulty`.
 
 Draws are with replacement from a per-step RNG (no cursor to save), so a resumed run draws the
 same prompts as an uninterrupted one.
@@ -31,6 +31,8 @@ class Source:
     env: str = field("", help="live env: a registered name; problems are generated on the fly")
     params: dict = field({}, help="live env: constructor params (e.g. reward weights, grid size)")
     difficulty: int = field(0, help="live env: difficulty when neither the controller nor a curriculum sets it")
+    bins: dict = field({}, help="live env + curriculum: the difficulty of each curriculum bin, e.g. "
+                                "{easy: 0, medium: 4, hard: 8}")
     data: str = field("", help="static: a JSONL file or directory of records (generate.py output)")
     weight: float = field(1.0, help="share of the prompts drawn from this source (the env mix)")
 
@@ -46,7 +48,8 @@ class AdaptiveConfig:
 
 @dataclass
 class CurriculumConfig:
-    path: str = field("", help="a curriculum YAML (configs/curricula/); empty: no curriculum")
+    path: str = field("", help="a curriculum: a name in configs/curricula/ (classic, reverse, ...) or a "
+                               "YAML path; empty: no curriculum")
     total_steps: int = field(0, help="steps the schedule spans; 0: rl.steps")
 
 
@@ -85,14 +88,24 @@ class SamplerConfig:
         if not 0 < self.adaptive.tau_acc <= 1:
             yield f"{prefix}.adaptive.tau_acc", "must be in (0, 1]"
         if self.curriculum.path:
-            from pathlib import Path
+            from utils.curriculum import load
 
-            if not Path(self.curriculum.path).is_file():
-                yield f"{prefix}.curriculum.path", f"{self.curriculum.path} is not a file"
+            try:
+                sched = load(self.curriculum.path)
+            except ValueError as e:
+                yield f"{prefix}.curriculum.path", str(e)
+                return
+            for i, s in enumerate(self.sources):
+                missing = set(sched.bins) - set(s.bins)
+                if s.env and not self.adaptive.enabled and missing:
+                    yield f"{prefix}.sources.{i}.bins", f"give the difficulty of curriculum bins {sorted(missing)}"
 
 
 class Schedule(Protocol):
-    """What the sampler needs from a curriculum: sampling weights over bin labels at an RL step."""
+    """What the sampler needs from a curriculum (utils.curriculum.Schedule): the record meta field
+    holding a record's bin, and sampling weights over bins at an RL step."""
+
+    key: str
 
     def weights(self, step: int) -> dict[str, float]: ...
 
@@ -104,14 +117,10 @@ class Item:
     bin: str | None = None
 
 
-def record_bin(rec: dict) -> str:
-    return str((rec.get("meta") or {}).get("bin", rec.get("difficulty")))
-
-
 def load_schedule(cfg: CurriculumConfig, total_steps: int) -> Schedule | None:
     if not cfg.path:
         return None
-    from utils.curriculum import load_schedule as load  # lands with the curricula work
+    from utils.curriculum import load
 
     return load(cfg.path, total_steps=cfg.total_steps or total_steps)
 
@@ -132,9 +141,15 @@ class PromptSampler:
                 self.envs[i] = self._by_name.get(s.env) or envs.make(s.env, **s.params)
                 self._by_name.setdefault(s.env, self.envs[i])
             else:
-                bins: dict[str, list[dict]] = {}
+                bins: dict[str | None, list[dict]] = {}
                 for rec in load_records(s.data):
-                    bins.setdefault(record_bin(rec), []).append(rec)
+                    label = None
+                    if self.schedule is not None:
+                        label = (rec.get("meta") or {}).get(self.schedule.key)
+                        if label is None:
+                            raise ValueError(f"data source {s.data}: record {rec.get('id')} has no "
+                                             f"meta.{self.schedule.key}, the curriculum's bin field")
+                    bins.setdefault(label, []).append(rec)
                 if not bins:
                     raise ValueError(f"data source {s.data}: no records")
                 self.static[i] = bins
@@ -171,13 +186,13 @@ class PromptSampler:
             elif slot in self.envs:
                 difficulty, label = sources[slot].difficulty, None
                 if bin_weights:
-                    label = _pick_bin(rng, bin_weights, None)
-                    difficulty = int(label)
+                    label = _pick_bin(rng, bin_weights, sources[slot].bins)
+                    difficulty = int(sources[slot].bins[label])
                 out.append(Item(self.envs[slot].generate(seed=gen_seed, difficulty=difficulty), slot, label))
             else:
                 bins = self.static[slot]
                 label = _pick_bin(rng, bin_weights, bins) if bin_weights else None
-                pool = bins[label] if label is not None else [r for b in sorted(bins) for r in bins[b]]
+                pool = bins[label]
                 out.append(Item(pool[rng.randrange(len(pool))], slot, label))
         return out
 
@@ -216,10 +231,10 @@ class PromptSampler:
             self.controller.load_state_dict(state["controller"])
 
 
-def _pick_bin(rng: random.Random, weights: dict[str, float], bins: dict | None) -> str:
-    """A bin label drawn by the schedule's weights, among the bins this source has (if static)."""
-    labels = [b for b in sorted(weights) if weights[b] > 0 and (bins is None or b in bins)]
+def _pick_bin(rng: random.Random, weights: dict[str, float], bins: dict) -> str:
+    """A bin drawn by the schedule's weights, among the bins this source has. A phase whose bins
+    the source lacks entirely is a config error, not something to skip silently."""
+    labels = [b for b in sorted(weights) if weights[b] > 0 and b in bins]
     if not labels:
-        raise ValueError(f"curriculum weights {weights} select no bin this source has "
-                         f"({sorted(bins) if bins else 'live env: bins must be integer difficulties'})")
+        raise ValueError(f"curriculum weights {weights} select no bin this source has ({sorted(bins)})")
     return rng.choices(labels, [weights[b] for b in labels])[0]
