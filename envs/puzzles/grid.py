@@ -130,7 +130,7 @@ class PuzzleEnv(Env):
             f"Solve this {self.title} puzzle from Simon Tatham's Portable Puzzle Collection.\n\n"
             f"Rules:\n{self.rules.strip()}\n\n"
             f"The grid has {w} columns and {h} rows. Coordinates are (row, column), counted from 0 "
-            f"at the top-left corner.\n\n{self.describe(puzzle).strip()}\n\n"
+            f"at the top-left corner.\n\n{self.describe(puzzle).strip("\n")}\n\n"
             f"Answer format:\n{self.answer_format.strip()}\n\n"
             f"Reason step by step inside <reasoning></reasoning>, then give the final board inside "
             f"<answer></answer> as exactly {h} lines of {w} characters, nothing else."
