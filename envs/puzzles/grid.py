@@ -126,11 +126,12 @@ class PuzzleEnv(Env):
 
     def prompt(self, puzzle: Any) -> str:
         w, h = puzzle.width, puzzle.height
+        described = self.describe(puzzle).strip("\n")  # keep a leading indent: grids may start with one
         return (
             f"Solve this {self.title} puzzle from Simon Tatham's Portable Puzzle Collection.\n\n"
             f"Rules:\n{self.rules.strip()}\n\n"
             f"The grid has {w} columns and {h} rows. Coordinates are (row, column), counted from 0 "
-            f"at the top-left corner.\n\n{self.describe(puzzle).strip("\n")}\n\n"
+            f"at the top-left corner.\n\n{described}\n\n"
             f"Answer format:\n{self.answer_format.strip()}\n\n"
             f"Reason step by step inside <reasoning></reasoning>, then give the final board inside "
             f"<answer></answer> as exactly {h} lines of {w} characters, nothing else."
