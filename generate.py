@@ -18,10 +18,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Dict, List
 
+from envs.code.synth import SynthConfig
 from envs.compose.dataset import RacesGenConfig
+from envs.traces import TracesConfig
 from utils.config import field, load
 
-MODES = ("envs", "races")
+MODES = ("envs", "races", "sft_traces", "synth")
 
 
 @dataclass
@@ -44,6 +46,10 @@ class GenerateConfig:
                                                     "params}; written in order, later splits never repeat an earlier problem")
     races: RacesGenConfig = field(RacesGenConfig(), help="mode=races: RACES composites (brick pool, composition "
                                                           "sizes, operator mix, count)")
+    traces: TracesConfig = field(TracesConfig(), help="mode=sft_traces: rejection-sampled SFT traces (teacher, K, "
+                                                       "input records)")
+    synth: SynthConfig = field(SynthConfig(), help="mode=synth: multi-turn teacher-student synthesis of code "
+                                                   "problems (envs/code/synth.py)")
 
     def validate(self):
         if self.workers < 1:
@@ -54,6 +60,10 @@ class GenerateConfig:
             yield "splits", "no splits given"
         if self.mode == "races":
             yield from ((f"races.{key}", msg) for key, msg in self.races.validate())
+        if self.mode == "sft_traces":
+            yield from ((f"traces.{key}", msg) for key, msg in self.traces.validate())
+        if self.mode == "synth":
+            yield from ((f"synth.{key}", msg) for key, msg in self.synth.validate())
         import envs
 
         for split, entries in self.splits.items():
@@ -196,6 +206,18 @@ def main(argv: list[str]) -> None:
         from envs.compose.dataset import format_summary, generate_races
 
         summary = generate_races(cfg.races, cfg.out, cfg.seed, cfg.shard_size)
+        atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps(summary, indent=2) + "\n")
+        print(format_summary(summary))
+    elif cfg.mode == "sft_traces":
+        from envs.traces import format_summary, generate_traces
+
+        summary = generate_traces(cfg.traces, cfg.out, cfg.seed, cfg.shard_size)
+        atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps(summary, indent=2) + "\n")
+        print(format_summary(summary))
+    elif cfg.mode == "synth":
+        from envs.code.synth import format_summary, synthesize
+
+        summary = synthesize(cfg.synth, cfg.out, cfg.seed)
         atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps(summary, indent=2) + "\n")
         print(format_summary(summary))
 
