@@ -1,5 +1,5 @@
 """Gym envs against reasoning-gym on the tasks both have, side by side in one run: items per
-second for generation and for scoring a gold answer, on one core.
+second (of CPU time) for generation and for scoring a gold answer, on one core.
 
     pip install -r requirements-extra.txt     # reasoning-gym
     python bench/gym.py [--seconds 3]
@@ -27,11 +27,12 @@ import envs  # noqa: E402
 
 
 def rate(fn, seconds: float) -> float:
-    n, t0 = 0, time.perf_counter()
+    """Calls per CPU second of this process (CPU time, so a busy machine does not skew the rows)."""
+    n, t0 = 0, time.process_time()
     while True:
         fn(n)
         n += 1
-        elapsed = time.perf_counter() - t0
+        elapsed = time.process_time() - t0
         if elapsed >= seconds and n >= 3:
             return n / elapsed
 

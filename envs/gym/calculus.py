@@ -44,6 +44,8 @@ def scan_expression(text: str) -> str:
             if text[i:j] not in FUNCTIONS and text[i:j] not in CONSTANTS:
                 raise ValueError(f"unknown name {text[i:j][:20]!r}")
             i = j
+        elif c == "." and not any(text[k:k + 1].isdigit() for k in (i - 1, i + 1) if k >= 0):
+            raise ValueError("a '.' outside a number")  # so no attribute access can be spelled
         elif c.isascii() and (c.isdigit() or c in "+-*/^(). \t\n"):
             i += 1
         else:

@@ -178,10 +178,10 @@ class IntegerFactorization(GymEnv):
                    "<answer>2 2 3 7</answer>.")
 
     def reward(self, problem, answer):
-        factors = int_list(answer)
-        if not factors or any(f > problem["n"] for f in factors):
-            return 0.0
-        return 1.0 if math.prod(factors) == problem["n"] and all(map(is_prime, factors)) else 0.0
+        factors, n = int_list(answer), problem["n"]
+        if not factors or len(factors) > n.bit_length() or any(f > n for f in factors):
+            return 0.0  # more factors than bits cannot multiply to n (and would be slow to multiply)
+        return 1.0 if math.prod(factors) == n and all(map(is_prime, factors)) else 0.0
 
 
 class EulerTotient(GymEnv):
