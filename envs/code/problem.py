@@ -63,6 +63,27 @@ def last_block(text: str, tag: str) -> str | None:
     return None
 
 
+def all_blocks(text: str, tag: str) -> list[str]:
+    """Contents of every closed fenced block tagged exactly `tag`, in order."""
+    out, at, fence = [], 0, "```" + tag
+    while isinstance(text, str):
+        at = text.find(fence, at)
+        if at < 0:
+            break
+        eol = text.find("\n", at)
+        if eol < 0:
+            break
+        close = text.find("```", eol + 1)
+        if not text[at + len(fence):eol].strip():
+            if close < 0:
+                break
+            out.append(text[eol + 1:close])
+            at = close + 3
+        else:
+            at = eol
+    return out
+
+
 def parse_args(text: str | None) -> tuple | None:
     """The arguments of one call, written as Python literals separated by commas; None if not."""
     if text is None or len(text) > MAX_ANSWER_CHARS:

@@ -1,0 +1,140 @@
+"""The teacher's side of multi-turn synthesis (code-RL paper, Sec. 3): its prompts (the first turn
+from a seed snippet, later turns from the previous problem, the student's results and a
+progression strategy, and easier variants for chains) and the parsing of its answers.
+
+Everything the teacher writes is untrusted: parsing only reads fenced blocks and literals, and
+the code runs in the sandbox (envs/code/filters.py), never here.
+"""
+from __future__ import annotations
+
+import ast
+
+from envs.code.problem import Problem, all_blocks, fence, last_block, parse_args, render_args
+
+MAX_CODE_CHARS = 8000
+MAX_SUMMARY_CHARS = 1500
+
+SYSTEM = "You write Python programming problems that train a student model."
+
+ENV_RULES = {
+    "induction": ("The student sees your message and {shown} of the {k} input/output pairs of `f`, and must write `f` "
+                  "itself; its code is then run on all {k} inputs. So the message should hint at what `f` does "
+                  "without giving it away, and the inputs should pin the behaviour down."),
+    "abduction": "The student sees the code of `f` and one of its outputs, and must find an input that produces it.",
+    "deduction": "The student sees the code of `f` and one of your inputs, and must work out the output without "
+                 "running the code.",
+    "fuzzing": ("Besides `f`, write `pre_test_f(...)`, returning True for the inputs `f` is meant to handle, and "
+                "`test_f(...)`, a test that calls `f` and returns True when its result is right; both take the same "
+                "arguments as `f`. `f` must have a subtle bug: `test_f` returns False for some valid inputs, and at "
+                "least one of your inputs is such an input. The student sees the three functions and must find a "
+                "valid input on which the test fails."),
+}
+
+STRATEGIES = {  # code-RL paper, Sec. 3: the next turn's instruction, chosen from the pass rate p
+    "harder": ("The student solves it too often. Write a harder problem on the same theme, aiming for a pass rate "
+               "between 35% and 65%: more cases to handle, a less obvious rule, or a longer chain of reasoning."),
+    "easier": ("The student never solved it. Write an easier problem on the same theme: a simpler rule, fewer "
+               "special cases, clearer inputs."),
+    "vary": ("Its difficulty is about right. Write a different problem of similar difficulty on the same theme: "
+             "vary the idea rather than copy it."),
+}
+
+
+# Deviation from the paper, whose later turns see only the previous problem and the student's
+# results: when the teacher's last answer was rejected, the retry says why, so that a retry is not
+# a blind re-draw (and a deterministic teacher does not repeat itself).
+REJECTIONS = {
+    "format": "it did not have the requested blocks (code defining the functions, the inputs as literals, and "
+              "for induction a message)",
+    "execution": "running f on the inputs raised an error or took too long",
+    "output_not_literal": "an output of f was not a Python literal",
+    "nondeterministic": "f gave different outputs on two runs",
+    "outputs_not_diverse": "the outputs of f were (nearly) all the same",
+    "no_failing_input": "none of the inputs was valid and made test_f return False",
+    "duplicate": "it repeated an earlier problem",
+    "near_duplicate": "it nearly repeated an earlier problem",
+}
+
+
+def with_rejection(prompt: str, reason: str | None) -> str:
+    if reason not in REJECTIONS:
+        return prompt
+    return f"Your last answer was rejected ({reason}): {REJECTIONS[reason]}. Try again.\n\n{prompt}"
+
+
+def strategy_for(p: float, harder_at: float = 0.65) -> str:
+    return "harder" if p >= harder_at else "easier" if p == 0 else "vary"
+
+
+def _format(env: str, k: int) -> str:
+    functions = "`f`, `pre_test_f` and `test_f`" if env == "fuzzing" else "the function `f`"
+    message = ("\nand one block with one or two sentences for the student:\n" + fence("message", "...")
+               if env == "induction" else "")
+    return (f"Requirements: {functions} in pure Python 3 using only the standard library; deterministic (no "
+            f"randomness, time or hashing of objects); no input/output or files; each call well under a second. "
+            f"Inputs are the arguments of one call written as Python literals, and `f` returns a literal value "
+            f"(numbers, strings, booleans, None, and lists, tuples, dicts or sets of them). Choose {k} inputs that "
+            f"exercise different behaviours, so that the outputs differ.\n\nAnswer with one block holding the code:\n"
+            f"{fence('python', 'def f(...):' + chr(10) + '    ...')}\nthen {k} blocks, one per input, for example:\n"
+            f"{fence('input', '[3, 1, 2], 2')}{message}")
+
+
+def _rules(env: str, k: int, shown: int) -> str:
+    return f"The problem is for the {env} task. " + ENV_RULES[env].format(k=k, shown=shown)
+
+
+def first_prompt(env: str, snippet: str, k: int, shown: int) -> str:
+    return (f"{_rules(env, k, shown)}\n\nUse this code only as inspiration for the theme of the problem:\n\n"
+            f"{fence('python', snippet)}\n\n{_format(env, k)}")
+
+
+def render(problem: Problem, env: str) -> str:
+    cases = "\n".join(f"f({c['input']}) == {c['output']}" for c in problem.cases)
+    message = f"\nMessage: {problem.message}" if env == "induction" else ""
+    return f"{fence('python', problem.full_code())}\nInputs and outputs:\n{cases}{message}"
+
+
+def _clip(text: str | None) -> str:
+    if not text:
+        return "(none)"
+    return text if len(text) <= MAX_SUMMARY_CHARS else "..." + text[-MAX_SUMMARY_CHARS:]
+
+
+def next_prompt(env: str, previous: Problem, p: float, samples: int, solved: str | None, failed: str | None,
+                strategy: str, k: int, shown: int) -> str:
+    """A later turn: only the previous problem, the student summary and the strategy."""
+    return (f"You wrote this problem for the {env} task:\n\n{render(previous, env)}\n\nThe student tried it {samples} "
+            f"times and solved it {round(100 * p)}% of the time.\nA solved attempt: {_clip(solved)}\nA failed "
+            f"attempt: {_clip(failed)}\n\n{STRATEGIES[strategy]} The new problem must stand on its own: the student "
+            f"will not see this one.\n\n{_rules(env, k, shown)}\n\n{_format(env, k)}")
+
+
+def easier_prompt(env: str, problem: Problem, p: float, low: float, high: float, k: int, shown: int) -> str:
+    """Chains: an easier variant of the same core task, aimed at a pass-rate band."""
+    return (f"This problem for the {env} task is solved by the student {round(100 * p)}% of the time:\n\n"
+            f"{render(problem, env)}\n\nWrite an easier variant of the same core task, one the student would solve "
+            f"between {round(100 * low)}% and {round(100 * high)}% of the time: keep the idea, simplify what makes "
+            f"it hard. It must stand on its own.\n\n{_rules(env, k, shown)}\n\n{_format(env, k)}")
+
+
+def parse(text: str, env: str, k: int) -> tuple[Problem | None, str | None]:
+    """The teacher's answer as a Problem (outputs still to compute), or (None, "format")."""
+    code = last_block(text, "python")
+    if code is None or not code.strip() or len(code) > MAX_CODE_CHARS:
+        return None, "format"
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None, "format"
+    defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    if not {"f"} | ({"pre_test_f", "test_f"} if env == "fuzzing" else set()) <= defined:
+        return None, "format"
+    inputs = []
+    for block in all_blocks(text, "input"):
+        args = parse_args(block)
+        if args is not None and render_args(args) not in inputs:
+            inputs.append(render_args(args))
+    message = (last_block(text, "message") or "").strip()
+    if len(inputs) < k or (env == "induction" and not message):
+        return None, "format"
+    return Problem(code=code.strip("\n") + "\n", cases=[{"input": i} for i in inputs[:k]], message=message), None
