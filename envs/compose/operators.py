@@ -155,11 +155,14 @@ class Sort(Operator):
     name = "sort"
 
     def build(self, rng, pool, chain):
-        if len(set(chain.steps)) < 2:
-            return None
         shown = list(chain.steps)
-        while shown == list(chain.steps):
+        for _ in range(10):  # the shown order must not already be an answer
             rng.shuffle(shown)
+            states, reason = run_steps([pool.bricks[n] for n in shown], chain.states[0], chain.types[0], pool.limits)
+            if reason or canon(states[-1]) != canon(chain.states[-1]):
+                break
+        else:
+            return None
         prompt = "\n".join([PREAMBLE, "", f"Input ({chain.types[0]}): {show(chain.states[0])}",
                             f"Output ({chain.types[-1]}): {show(chain.states[-1])}", "",
                             "Applied in the right order, each exactly once, these steps turn the input into the "

@@ -17,6 +17,7 @@ from envs.compose.bricks import pool_bricks
 from envs.compose.filters import Limits
 from envs.compose.operators import OPERATORS, Problem
 from envs.compose.search import Pool
+from envs.compose.types import canon
 
 PAPER_OPERATORS = {"sequential": 1.0, "parallel": 1.0, "sort": 1.0, "select": 1.0, "branch": 0.0, "loop": 0.0}
 MIN_SIZE, MAX_SIZE = 2, 6  # paper: paths shorter than 2 are rejected; sizes 2..5, up to 6
@@ -38,7 +39,9 @@ def parse_answer(response: str) -> tuple[object, str]:
     if len(text) > MAX_ANSWER_CHARS:
         return None, f"answer longer than {MAX_ANSWER_CHARS} characters"
     try:
-        return json.loads(text), ""
+        value = json.loads(text)
+        canon(value)  # what grading does to it: fails here, not later, on absurd nesting
+        return value, ""
     except (ValueError, RecursionError):  # JSONDecodeError, over-long integers, absurd nesting
         return None, "answer is not valid JSON"
 
