@@ -109,7 +109,7 @@ class GridPathCounting(_CountEnv):
 
     def prompt(self, problem):
         g = problem["grid"]
-        return ask(f"A grid ('#' blocked, '.' open):\n" + "\n".join(g) + "\n\nHow many paths go from the top-left "
+        return ask("A grid ('#' blocked, '.' open):\n" + "\n".join(g) + "\n\nHow many paths go from the top-left "
                    "cell to the bottom-right cell moving only right or down through open cells?", COUNT_FORMAT)
 
 
@@ -316,7 +316,7 @@ class NimWinningMove(GymEnv):
     def prompt(self, problem):
         heaps = problem["heaps"]
         return ask("Nim: players alternately remove any positive number of stones from one heap; whoever takes "
-                   f"the last stone wins. Heaps (index: stones): "
+                   "the last stone wins. Heaps (index: stones): "
                    + ", ".join(f"{i}: {h}" for i, h in enumerate(heaps)) +
                    "\n\nYou move first. Give a move after which you can force a win.",
                    "Give the heap index and the number of stones left in that heap after your move, separated by a "

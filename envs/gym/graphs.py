@@ -571,7 +571,7 @@ class MazeShortestPath(GymEnv):
         grid = problem["grid"]
         n = len(grid)
         return ask(f"A maze of {n} rows and {n} columns ('#' wall, '.' open):\n" + "\n".join(grid) +
-                   f"\n\nFind a shortest route from the top-left cell to the bottom-right cell, moving up, "
+                   "\n\nFind a shortest route from the top-left cell to the bottom-right cell, moving up, "
                    "down, left or right through open cells.", "Give the moves as letters U, D, L, R, e.g. "
                    "<answer>RRDDRD</answer>.")
 

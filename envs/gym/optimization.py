@@ -9,7 +9,7 @@ candidate at all (bad indices, wrong length), 0 for an infeasible one, -1 unpars
 """
 from __future__ import annotations
 
-from envs.gym.base import GymEnv, Retry, ask, index_set, int_list
+from envs.gym.base import GymEnv, ask, index_set, int_list
 
 INDEX_FORMAT = "Give the chosen indices (from 0) separated by spaces, e.g. <answer>0 2 5</answer>."
 

@@ -23,8 +23,7 @@ _SCORERS: dict = {}  # task -> a dataset instance whose score_answer we call (pe
 
 def _import():
     try:
-        import reasoning_gym  # noqa: F401
-        from reasoning_gym import factory
+        from reasoning_gym import factory  # importing the package registers its ~100 tasks
     except ImportError:
         raise ImportError("rg: envs need reasoning-gym: pip install -r requirements-extra.txt") from None
     return factory
