@@ -40,11 +40,13 @@ def descendants(pid: int) -> set[int]:
     return out
 
 
-def server_tree_is_clean(sb: Sandbox) -> bool:
-    """Only live workers remain: each child of the server is a holder with a worker and a runner."""
+def server_tree_is_clean(sb: Sandbox, workers: int = 3) -> bool:
+    """Only live workers remain: at most `workers` children of the server, each a holder with a
+    worker and a runner below it."""
     deadline = time.time() + 5
     while time.time() < deadline:
-        if all(len(descendants(holder)) <= 2 for holder in descendants_of_depth1(sb._proc.pid)):
+        holders = descendants_of_depth1(sb._proc.pid)
+        if len(holders) <= workers and all(len(descendants(h)) <= 2 for h in holders):
             return True
         time.sleep(0.05)
     return False
@@ -246,7 +248,7 @@ def test_one_process_per_job_mode_and_no_namespaces():
         assert s.run("while True:\n    pass", timeout_s=0.5).status == "timeout"
         r = s.run("import ctypes\nlibc = ctypes.CDLL(None)\nfor _ in range(8):\n    libc.fork()\nwhile True:\n"
                   "    pass", timeout_s=0.5)
-        assert r.status == "timeout" and server_tree_is_clean(s)
+        assert r.status == "timeout" and server_tree_is_clean(s, workers=1)
         assert s.run("x = 2", "x").value == "2"
 
 
@@ -272,3 +274,12 @@ def test_server_death_and_fork_and_threads():
         os._exit(0 if run("x = 5", "x").value == "5" else 1)
     assert os.waitpid(pid, 0)[1] == 0
     assert run("x = 6", "x").value == "6"
+
+
+def test_expressions_are_checked_too(sb):
+    out = sb.run_many([("import math", "math.pi"), ("import math", "math.__dict__.update(pi=3)"),
+                       ("import math", "math.pi"), ("x = 1", "(x +"), ("x = 1", "x")], workers=1)
+    assert [r.value for r in out] == ["3.141592653589793", "None", "3.141592653589793", None, "1"]
+    assert out[3].status == "error" and "SyntaxError" in out[3].stderr
+    assert [r.value for r in sb.run_many([("x = 1", "x")] * 3, memory_mb=256)] == ["1"] * 3
+    assert sb.run("x = 2", "x", memory_mb=1024).value == "2", "a larger limit gets a fresh runner"

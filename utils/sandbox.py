@@ -335,12 +335,10 @@ def _serve(cfg: dict) -> None:
         w["job"] = None
 
     def drop(w: dict) -> None:  # kill a worker: its PID namespace, and so everything in it, dies too
-        os.kill(w["pid"], signal.SIGKILL)
-        os.waitpid(w["pid"], 0)
+        del workers[w["from"]]
+        _reap_strays({v["pid"] for v in workers.values()})  # the holder is one of them now
         os.close(w["from"])
         os.close(w["to"])
-        del workers[w["from"]]
-        _reap_strays({v["pid"] for v in workers.values()})
 
     def on_message(w: dict, msg: dict) -> None:
         job = w["job"]
@@ -411,8 +409,7 @@ def _serve(cfg: dict) -> None:
                               "stderr": f"[sandbox] wall-clock limit of {w['job']['timeout_s']} s reached"})
                     drop(w)
     finally:
-        for w in workers.values():
-            os.kill(w["pid"], signal.SIGKILL)
+        _reap_strays(set())  # every worker, and all below them: nothing outlives the server
         import shutil
 
         shutil.rmtree(cfg["base"], ignore_errors=True)
@@ -425,19 +422,46 @@ def _children() -> list[int]:
         return []
 
 
-def _reap_strays(known: set[int]) -> None:
-    """Kill and reap our children that are not live workers (a killed worker's init, or, without
-    namespaces, processes its jobs left behind)."""
-    for _ in range(100):
-        strays = [p for p in _children() if p not in known]
+def _proc_parents() -> dict[int, int]:
+    parents = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as f:
+                    parents[int(entry.name)] = int(f.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    return parents
+
+
+def _subtree(roots: set[int], parents: dict[int, int]) -> set[int]:
+    out, frontier = set(roots), set(roots)
+    while frontier:
+        frontier = {p for p, pp in parents.items() if pp in frontier} - out
+        out |= frontier
+    return out
+
+
+def _reap_strays(live: set[int]) -> None:
+    """Kill and reap every process below us that is not a live worker's: a killed worker's init
+    and, without namespaces, whatever its jobs left behind (orphans come to us, a subreaper)."""
+    for _ in range(200):
+        parents = _proc_parents()
+        strays = _subtree({os.getpid()}, parents) - _subtree(live, parents) - {os.getpid()}
         if not strays:
             return
         for pid in strays:
             try:
                 os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except (ProcessLookupError, ChildProcessError):
+            except ProcessLookupError:
                 pass
+        for pid in strays:
+            if parents.get(pid) == os.getpid():
+                try:
+                    os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    pass
+        time.sleep(0.005)
 
 
 def _spawn_worker(cfg: dict, close_fds: list[int]) -> dict:
@@ -624,6 +648,8 @@ def _run_jobs(cfg: dict, scratch: str, tripped: list) -> None:
         line, _, buf = buf.partition(b"\n")
         job = json.loads(line)
         code, reusable = _compiled(job["code"], cache)
+        expr = None if job.get("expr") is None else _compiled(job["expr"], cache, "eval")
+        reusable = reusable and (expr is None or expr[1])
         mem = job["memory_mb"] << 20
         hard = resource.getrlimit(resource.RLIMIT_AS)[1]
         # a limit can only be lowered, and code that may leave a trace gets a runner of its own
@@ -642,7 +668,7 @@ def _run_jobs(cfg: dict, scratch: str, tripped: list) -> None:
         random.seed()  # forked runners would otherwise share the server's random state
         decimal.setcontext(decimal.Context())
         tripped.clear()
-        status, value, seconds = _execute(code, job.get("expr"), cfg["max_value_chars"])
+        status, value, seconds = _execute(code, expr and expr[0], cfg["max_value_chars"])
         if tripped and status != "memory":
             status, value = "forbidden", None
         tails = [_tail(fd, cfg["output_chars"]) for fd in (5, 6)]
@@ -659,21 +685,23 @@ def _run_jobs(cfg: dict, scratch: str, tripped: list) -> None:
             return
 
 
-def _compiled(source: str, cache: dict) -> tuple:
-    if source not in cache:
+def _compiled(source: str, cache: dict, mode: str = "exec") -> tuple:
+    """(code object, or the error compiling it raised; whether it may share a runner), cached."""
+    key = (mode, source)
+    if key not in cache:
         import ast
 
-        if len(cache) > 64:
+        if len(cache) > 256:
             cache.clear()
         try:
-            tree = ast.parse(source, "<code>")
-            cache[source] = (compile(tree, "<code>", "exec"), _reusable(tree))
+            tree = ast.parse(source, f"<{'code' if mode == 'exec' else 'expr'}>", mode)
+            cache[key] = (compile(tree, f"<{'code' if mode == 'exec' else 'expr'}>", mode), _reusable(tree))
         except (SyntaxError, ValueError, MemoryError, RecursionError) as e:  # reported when the job runs
-            cache[source] = (e, True)
-    return cache[source]
+            cache[key] = (e, True)
+    return cache[key]
 
 
-def _execute(code, expr: str | None, max_value_chars: int) -> tuple[str, str | None, float]:
+def _execute(code, expr, max_value_chars: int) -> tuple[str, str | None, float]:
     """Run one job in a fresh namespace: (status, repr of expr's value, seconds)."""
     import builtins
     import traceback
@@ -686,7 +714,9 @@ def _execute(code, expr: str | None, max_value_chars: int) -> tuple[str, str | N
             raise code
         exec(code, ns)
         if expr is not None:
-            value = repr(eval(compile(expr, "<expr>", "eval"), ns))
+            if isinstance(expr, BaseException):
+                raise expr
+            value = repr(eval(expr, ns))
             if len(value) > max_value_chars:
                 raise ValueError(f"value repr of {len(value)} characters exceeds the sandbox limit")
     except MemoryError:
