@@ -157,26 +157,24 @@ class Synthesizer:
         from utils.engine import SamplingParams
 
         params = SamplingParams(n=n, temperature=role.temperature, top_p=role.top_p, max_tokens=role.max_tokens)
-        if not prompts:
-            return []
-        for attempt in range(role.retries + 1):
-            try:
-                return [[c.text for c in outs] for outs in engine.generate(prompts, params, seeds=seeds)]
-            except Exception as e:  # any backend failure (HTTP error, timeout, missing replay) is retried
-                stats["engine_errors"] += 1
-                last = e
-                if attempt < role.retries:
-                    time.sleep(role.backoff_s * 2 ** attempt)
-        # the batch keeps failing: give each prompt one more chance alone, so one bad prompt sinks only itself
-        out = []
-        for prompt, s in zip(prompts, seeds):
-            try:
-                out.append([c.text for c in engine.generate([prompt], params, seeds=[s])[0]])
-            except Exception:  # counted by the caller as a skipped seed or problem
-                out.append(None)
-        print(f"synth: {sum(o is None for o in out)} of {len(out)} prompts failed after {role.retries} retries "
-              f"({type(last).__name__}: {str(last)[:200]})", file=sys.stderr)
-        return out
+
+        def attempt(ps: list, ss: list, retries: int) -> list:
+            for k in range(retries + 1):
+                try:
+                    return [[c.text for c in outs] for outs in engine.generate(ps, params, seeds=ss)]
+                except Exception as e:  # any backend failure (HTTP error, timeout, missing replay) is retried
+                    stats["engine_errors"] += 1
+                    print(f"synth: generate failed for {len(ps)} prompt(s): {type(e).__name__}: {str(e)[:200]}",
+                          file=sys.stderr)
+                    if k < retries:
+                        time.sleep(role.backoff_s * 2 ** k)
+            if len(ps) == 1:
+                return [None]
+            # still failing: split the batch, so a prompt that always fails sinks only itself
+            mid = len(ps) // 2
+            return attempt(ps[:mid], ss[:mid], 0) + attempt(ps[mid:], ss[mid:], 0)
+
+        return attempt(prompts, seeds, role.retries) if prompts else []
 
     def env(self, name: str):
         import envs
