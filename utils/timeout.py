@@ -108,7 +108,10 @@ class TimeoutWorker:
                 raise TimeoutError(f"{getattr(fn, '__name__', fn)} ran past {timeout} s; worker killed")
         if reply[0] == "ok":
             return reply[1]
-        raise reply[1]
+        error, trace = reply[1], reply[2]
+        if trace and hasattr(error, "add_note"):  # the worker-side traceback, for debugging
+            error.add_note(f"in the timeout worker:\n{trace}")
+        raise error
 
     def close(self) -> None:
         with self._lock:
