@@ -468,7 +468,7 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
         sched.step()
         opt.zero_grad(set_to_none=True)
         step += 1
-        loss_all = dist.all_reduce(torch.tensor([loss_sum]))[0].item()
+        loss_all = dist.all_reduce(torch.tensor([loss_sum]))[0].item() / ctx.world  # each rank's share is x world
         trunc = dist.all_reduce(torch.tensor([float(sum(t for _, _, t in batch))]))[0].item() / s.batch_size
         dt = time.time() - t0
         log(step, {"loss": loss_all, "grad_norm": grad_norm, "lr": lr, "epoch": epoch, "truncated_ratio": trunc,
@@ -680,36 +680,46 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         # 4. advantages: r - group mean (divided by the group std only if rl.scale_rewards=group)
         adv = group_advantages(rewards + bonus, group_ids, scale=r.scale_rewards)
 
-        # 5-6. loss -> optimizer steps. old_logp: the behaviour log-probs when async (one step
-        # off-policy); else the policy before this step's updates (recomputed: an engine's log-probs
-        # differ numerically, which GSPO's 3e-4 clip would see), which for one minibatch is logp itself.
+        # 5-6. loss -> optimizer steps. Minibatch m holds the rows whose global index is m (mod
+        # minibatches): the same rows for any number of ranks, so 2 processes match 1. A row with
+        # zero advantage and no KL term has zero loss and zero gradient: it is counted in the
+        # normalisation but never run through the model (groups whose rollouts all scored alike).
+        offset = ctx.rank * rows_local
+        minibatch_rows = [[i for i in range(len(rows)) if (offset + i) % r.minibatches == m] for m in range(r.minibatches)]
+        trained = [[i for i in mine if r.kl_coef > 0 or adv[i] != 0] for mine in minibatch_rows]
+        micro = [[idx[i:i + r.micro_batch_size] for i in range(0, len(idx), r.micro_batch_size)] for idx in trained]
+        # every rank runs as many micro-batches as the busiest one (DDP all-reduces at each)
+        counts = dist.all_reduce(torch.tensor([[len(mb), float(mask[mine].sum())] for mb, mine in zip(micro, minibatch_rows)]))
+        n_micro, tok_counts = counts[:, 0].long().tolist(), counts[:, 1]
+
+        # old_logp: the behaviour log-probs when async (one step off-policy); else the policy before
+        # this step's updates, recomputed (an engine's log-probs differ numerically, which GSPO's
+        # 3e-4 clip would see); with one minibatch that is the current logp itself.
         t = time.time()
         behaviour = padded([c.logprobs if c.logprobs is not None else [] for c in comps], T, float("nan"))
         if r.async_rollouts:
             old_logp = behaviour
         elif r.minibatches > 1:
-            old_logp = padded(sequence_logps(model, rows, cfg, ctx, tok.pad_token_id, r.temperature,
-                                             r.micro_batch_size), T)
+            todo = [i for idx in trained for i in idx]
+            old_logp = torch.full((len(rows), T), float("nan"))
+            if todo:
+                old_logp[todo] = padded(sequence_logps(model, [rows[i] for i in todo], cfg, ctx, tok.pad_token_id,
+                                                       r.temperature, r.micro_batch_size), T)
         else:
             old_logp = None
         times["old_logp"] = time.time() - t
         t = time.time()
-        # minibatch m holds the rows whose global index = m (mod minibatches): the same rows for any
-        # number of ranks, so a 2-process run matches a 1-process one
-        offset = ctx.rank * rows_local
-        tok_counts = torch.tensor([[float(mask[i].sum()) for i in range(len(rows)) if (offset + i) % r.minibatches == m]
-                                   for m in range(r.minibatches)]).sum(1)
-        tok_counts = dist.all_reduce(tok_counts)
         sums = {"entropy": 0.0, "clip_frac_low": 0.0, "clip_frac_high": 0.0, "ratio_mean": 0.0, "kl": 0.0,
                 "loss": 0.0, "behaviour_logp_gap": 0.0}
         n_tokens, grad_norms, lrs = 0.0, [], []
         for m in range(r.minibatches):
-            mine = [i for i in range(len(rows)) if (offset + i) % r.minibatches == m]
-            micro = [mine[i:i + r.micro_batch_size] for i in range(0, len(mine), r.micro_batch_size)]
-            for j, idx in enumerate(micro):
+            mine = minibatch_rows[m]
+            for j in range(n_micro[m]):
+                idx = micro[m][j] if j < len(micro[m]) else mine[:1]  # a zero-weight stand-in
+                dummy = j >= len(micro[m])
                 inputs, resp, mmask = collate([rows[i] for i in idx], tok.pad_token_id, ctx.device)
                 Tm = resp.shape[1]
-                with no_sync(model, j == len(micro) - 1):
+                with no_sync(model, j == n_micro[m] - 1):
                     logits = response_logits(model, inputs, Tm, ctx, cfg)
                     logp = token_logprobs(logits, resp, r.temperature)
                     old = logp.detach() if old_logp is None else old_logp[idx, :Tm].to(ctx.device)
@@ -720,24 +730,32 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                                            eps_high=eps_high, agg=r.agg, kl_coef=r.kl_coef,
                                            ref_logp=None if ref_logp is None else ref_logp[idx, :Tm].to(ctx.device))
                     # scale to this micro-batch's share of the global minibatch; DDP then averages ranks
-                    if r.agg == "token_mean":
+                    if dummy:
+                        weight = 0.0
+                    elif r.agg == "token_mean":
                         weight = float(mmask.sum()) / float(tok_counts[m]) * ctx.world
                     else:
                         weight = len(idx) / len(mine)
                     (loss * weight).backward()
+                if dummy:
+                    continue
                 if not torch.isfinite(loss):
                     print(f"rank {ctx.rank} step {step}: non-finite loss {loss.item()} (minibatch {m})",
                           file=sys.stderr, flush=True)
                 # how far the engine's log-probs are from the trainer's (vLLM vs FSDP numerics)
                 beh = behaviour[idx, :Tm].to(ctx.device)
                 known = (~torch.isnan(beh)) & (mmask > 0)
-                # statistics are token-weighted means over the step, whatever the micro-batching
+                # token-weighted means over the trained rows, whatever the micro-batching
                 w = float(mmask.sum())
                 sums["behaviour_logp_gap"] += w * float(masked_mean((old - torch.nan_to_num(beh)).abs(), known))
                 sums["entropy"] += w * float(masked_mean(entropy(logits.detach(), r.temperature), mmask))
                 for k, v in st.items():
                     sums[k] += w * float(v)
                 n_tokens += w
+            if n_micro[m] == 0:  # nothing to learn from: still an Adam step (momentum, decay) on zero grads
+                for p in model.parameters():
+                    if p.requires_grad and p.grad is None:
+                        p.grad = torch.zeros_like(p)
             grad_norm = clip_and_check(model, cfg)
             if not math.isfinite(grad_norm):
                 save_bad_batch(run_dir, step, ctx, {
@@ -771,7 +789,8 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         for rank_results in dist.all_gather_object([(it, ok) for it, ok in step_results]):
             sampler.update(rank_results)
         train_stats = dist.all_reduce(torch.tensor([sums[k] for k in sums] + [n_tokens], dtype=torch.float64))
-        train_stats = {k: float(train_stats[i] / train_stats[-1]) for i, k in enumerate(sums)}
+        train_stats = {k: float(train_stats[i] / max(float(train_stats[-1]), 1.0)) for i, k in enumerate(sums)}
+        train_stats["trained_frac"] = float(dist.all_reduce(torch.tensor([float(sum(map(len, trained)))]))[0]) / r.batch_size
         step += 1
         times["step"] = time.time() - t_step
         if ctx.main:
