@@ -70,7 +70,8 @@ def test_labels_outside_the_alphabet_are_not_exact():
 @pytest.mark.parametrize("game_id, grid, broken", [
     # two dots: A's region swallows B's
     (SMALL, ["AAA", "AAA", "CCA"], "contains two dots"),
-    # regions without a dot: B keeps only its centre cell (1, 2), which is symmetric; (0, 2) and (2, 2) are alone
+    # regions without a dot: B keeps only its centre cell (1, 2), which is symmetric; (0, 2) and
+    # (2, 2) are alone
     (SMALL, ["AAD", "AAB", "CCE"], "contains no dot"),
     # dots A (1,4), B (3,1), C (3,3) centre, D (3,5), E (5,2): C = {(0,0), (1,1), (2,2)} is symmetric
     # about (1, 1) and holds one dot, but touches only at corners; every other region is fine
@@ -100,7 +101,8 @@ def test_completion_maps_labels_one_to_one():
     rec, sol = record(SMALL), SMALL_SOLUTION
     puzzle = ENV.decode(SMALL)
     # relabelled with one wrong cell: q->A, r->B, s->C; (2, 2) is q but should be B; all cells weigh 2
-    assert ENV.cell_matches(puzzle, ["qqr", "qqr", "ssq"], sol) == [[True] * 3, [True] * 3, [True, True, False]]
+    matches = ENV.cell_matches(puzzle, ["qqr", "qqr", "ssq"], sol)
+    assert matches == [[True] * 3, [True] * 3, [True, True, False]]
     rew = envs.score(rec, respond(["qqr", "qqr", "ssq"]))
     assert not rew.correct and rew.parts["completion"] == pytest.approx((8 / 9) ** 3)
     # one answer label cannot stand for two regions: A->A (4 cells) wins, B's cells under A do not match
@@ -116,9 +118,11 @@ def test_completion_maps_labels_one_to_one():
 
 @pytest.mark.parametrize("bad, words", [
     ("", "WxH:dots"), ("7x7", "WxH:dots"), ("7:abc", "WxH:dots"), ("axb:abc", "whole numbers"),
-    ("7x-7:a", "whole numbers"), ("07x7:a", "leading zero"), ("\uff17x7:a", "whole numbers"), ("2x7:a", "3 to 64"), ("65x7:a", "3 to 64"),
+    ("7x-7:a", "whole numbers"), ("07x7:a", "leading zero"), ("\uff17x7:a", "whole numbers"),
+    ("2x7:a", "3 to 64"), ("65x7:a", "3 to 64"),
     ("99999x99999:a", "3 to 64"), ("5x5:a!b", "invalid character"), ("5x5:aZ", "invalid character"),
-    ("5x5:zzzza", "past the end"), ("5x5:zzz", "end with 'z'"), ("5x5:", "no dots"),
+    ("5x5:zzzza", "past the end"), ("5x5:" + "z" * 10**6, "past the end"), ("5x5:zzz", "end with 'z'"),
+    ("5x5:", "no dots"),
     ("5x5:aa", "too close"), ("5x5:jj", "too close"), ("3x3:" + "a" * 30, "past the end"),
 ])
 def test_decode_says_what_is_wrong(bad, words):
@@ -176,8 +180,8 @@ def brute_force(puzzle: GalaxiesPuzzle, limit: int = 3) -> list[list[str]]:
     """Every labelling that passes the rule checker, trying for each cell only the dots whose mirror
     image of it is on the grid."""
     w, h = puzzle.width, puzzle.height
-    options = [[ALPHABET[k] for k, (y, x) in enumerate(puzzle.dots) if 0 <= y - 1 - r < h and 0 <= x - 1 - c < w]
-               for r in range(h) for c in range(w)]
+    options = [[ALPHABET[k] for k, (y, x) in enumerate(puzzle.dots)
+                if 0 <= y - 1 - r < h and 0 <= x - 1 - c < w] for r in range(h) for c in range(w)]
     found = []
     for labels in itertools.product(*options):
         grid = ["".join(labels[r * w:(r + 1) * w]) for r in range(h)]
@@ -224,6 +228,18 @@ def test_impossible_puzzle_is_refused():
     assert ENV.solve(puzzle) == [] and ENV.grade(puzzle) is None
     with pytest.raises(ValueError, match="no solution"):
         ENV.from_game_id("3x3:dgbbg")
+
+
+def test_solver_gives_up_with_a_value_error(monkeypatch):
+    import envs.puzzles.galaxies as galaxies
+
+    # 20 scattered dots on 30x30: impossible, but only a huge search shows it
+    gid = ("30x30:zzhzzzzzzzwzzzzzbzzzzzzzzzzzzzzzzzzezzzzzzzzzdzzzzzzzzzdzzzzzzzzzzzzzmzzzzztzjzzzzz"
+           "ozzzzzzzgzzzzlpzzzzzzzzznzzzzuzzzzzzzzzzzkzmzzzzzzzzzzzzzyzzzfzzm")
+    monkeypatch.setattr(galaxies, "MAX_SEARCH_NODES", 30)
+    with pytest.raises(ValueError, match="gave up"):
+        ENV.from_game_id(gid)
+    assert ENV.grade(ENV.decode(gid)) is None
 
 
 def test_fixture_grades_match_tatham():

@@ -27,15 +27,16 @@ candidate form and repeats them to a fixpoint:
   - exclaves: cells known to be k but cut off from k's dot, with a single undecided neighbour,
     extend into it (as Tatham, any undecided neighbour counts, even one that cannot be k).
   normal        the deductions above solve the puzzle.
-  unreasonable  unique, but the deductions stall, so case analysis (search) is needed. Tatham also
-                caps his recursion at depth 5 (deeper puzzles are rejected); we do not.
+  unreasonable  unique, but the deductions stall, so case analysis (search) is needed. Tatham
+                rejects puzzles needing recursion deeper than 5; we reject those needing more than
+                MAX_SEARCH_NODES search states (none of his fixtures comes near).
 This grades exactly as Tatham's own solver on all 100 fixtures and on 1500 puzzles fresh from his
 generator (5x5, 7x7 and 10x10; normal and unreasonable).
 
 Generator: Tatham's idea (re-implemented, with bitboards): visit the grid points in random order;
 each unassigned cell or pair of cells either joins a neighbouring region (growing it
 symmetrically, or moving its dot to the new centre of gravity) or, failing that, a new dot is put
-there. Of a few such layouts the most "wiggly" (most inward corners) is kept; it becomes a puzzle
+there. Of 10 such layouts the most "wiggly" (most inward corners) is kept; it becomes a puzzle
 if the graded solver gives it the requested level, else we start again.
 """
 from __future__ import annotations
@@ -49,6 +50,14 @@ from envs.puzzles.grid import PuzzleEnv
 
 ALPHABET = string.ascii_uppercase + string.ascii_lowercase + string.digits
 MIN_SIDE, MAX_SIDE = 3, 64  # Tatham refuses sides under 3; 64 keeps bitboards and prompts sane
+# Layouts have about one dot per 4 cells, and only 62 labels exist: 15x15 (Tatham's largest preset,
+# ~55 dots) is about the largest area the generator can still label
+MAX_GENERATED_AREA = 225
+MIN_UNREASONABLE_AREA = 25  # 1 layout in ~170 is unreasonable at 5x5, ~1 in 1000 at 4x4, none seen at 3x3
+MAX_ATTEMPTS = 20_000  # a safety net: 7x7 unreasonable needs ~30 attempts, 5x5 ~170
+# Search states before the solver gives up: generated 15x15 layouts need at most ~2000, but random
+# sparse hand-made puzzles (say 20x20 with 30 dots) can need millions
+MAX_SEARCH_NODES = 10_000
 LAYOUT_TRIES = 10  # as Tatham: keep the wiggliest of 10 layouts (more inward corners, harder puzzles)
 NORMAL, UNREASONABLE = "normal", "unreasonable"
 
@@ -230,24 +239,40 @@ def _branch_cell(P: list[int]) -> int:
     return pool & -pool
 
 
-def _search(P: list[int], bd: _Board, dirty, limit: int, out: list) -> None:
-    """Append up to `limit` complete candidate lists (one per solution) to `out`."""
-    single = _propagate(P, bd, dirty)
-    if single is None:
-        return
-    if single == bd.geo.full:
-        out.append(P)
-        return
-    cell = _branch_cell(P)
-    for k in range(len(P)):
-        if P[k] & cell:
-            Q = P[:]
-            changed = [j for j in range(len(Q)) if j != k and Q[j] & cell]
-            for j in changed:
-                Q[j] &= ~cell
-            _search(Q, bd, changed, limit, out)
-            if len(out) >= limit:
-                return
+class SolverGaveUp(ValueError):
+    """The search ran out of its node budget (only seen on large, sparse, hand-made puzzles)."""
+
+
+def _solutions(P: list[int], bd: _Board, dirty, limit: int) -> list[list[int]]:
+    """Up to `limit` solutions below state P (as complete candidate lists): propagate, then branch
+    on a cell with the fewest candidates. Raises SolverGaveUp after MAX_SEARCH_NODES states."""
+    out: list[list[int]] = []
+    nodes = 0
+
+    def visit(P: list[int], dirty) -> None:
+        nonlocal nodes
+        nodes += 1
+        if nodes > MAX_SEARCH_NODES:
+            raise SolverGaveUp(f"galaxies: search gave up after {MAX_SEARCH_NODES} states")
+        single = _propagate(P, bd, dirty)
+        if single is None:
+            return
+        if single == bd.geo.full:
+            out.append(P)
+            return
+        cell = _branch_cell(P)
+        for k in range(len(P)):
+            if P[k] & cell:
+                Q = P[:]
+                changed = [j for j in range(len(Q)) if j != k and Q[j] & cell]
+                for j in changed:
+                    Q[j] &= ~cell
+                visit(Q, changed)
+                if len(out) >= limit:
+                    return
+
+    visit(P, dirty)
+    return out
 
 
 def _grid(P: list[int], g: _Geometry) -> list[str]:
@@ -351,9 +376,9 @@ Divide the grid into regions ("galaxies") so that:
 - every cell belongs to exactly one region and every region contains exactly one dot;
 - every region is connected (its cells are joined through shared edges, not just corners);
 - every region is symmetric under a 180-degree rotation about its dot: the mirror image through
-  the dot of each of its cells is also in the region. For a dot touching rows a..b and columns
-  c..d (a = b for a dot in a cell's row, etc.), the mirror image of cell (r, col) is
-  (a + b - r, c + d - col);
+  the dot of each of its cells is also in the region. For a dot touching rows a to b and columns
+  c to d (a = b if it touches a single row, c = d if a single column), the mirror image of cell
+  (r, col) is (a + b - r, c + d - col);
 - a dot sits at the centre of a cell, on the midpoint of the edge between two cells, or on the
   vertex where four cells meet, and every cell it touches belongs to its region.
 """
@@ -385,6 +410,8 @@ and different regions have different labels.
         for ch in desc:
             if ch == "z":
                 i += 25
+                if i >= npoints:
+                    raise ValueError(f"the dots run past the end of the {w}x{h} grid")
                 continue
             if "a" <= ch <= "y":
                 i += ord(ch) - ord("a")
@@ -409,7 +436,8 @@ and different regions have different labels.
             seed = g.points[y, x][0]
             if seed & taken:
                 r, c = g.cells(seed & taken)[0]
-                raise ValueError(f"dots too close together: dot {ALPHABET[k]} and an earlier dot both touch cell ({r}, {c})")
+                raise ValueError(f"dots too close together: dot {ALPHABET[k]} and an earlier dot both touch "
+                                 f"cell ({r}, {c})")
             taken |= seed
         return GalaxiesPuzzle(w, h, tuple(dots), frozenset(black))
 
@@ -426,11 +454,11 @@ and different regions have different labels.
     # ------------------------------------------------------------ solving
 
     def solve(self, puzzle: GalaxiesPuzzle, max_solutions: int = 2) -> list[list[str]]:
+        """Raises SolverGaveUp (a ValueError) if the search needs more than MAX_SEARCH_NODES states."""
+        if max_solutions < 1:
+            return []
         bd = _board(puzzle)
-        out: list = []
-        if max_solutions > 0:
-            _search(list(bd.start), bd, range(len(bd.start)), max_solutions, out)
-        return [_grid(P, bd.geo) for P in out]
+        return [_grid(P, bd.geo) for P in _solutions(list(bd.start), bd, range(len(bd.start)), max_solutions)]
 
     def grade(self, puzzle: GalaxiesPuzzle) -> str | None:
         """normal / unreasonable (module docstring); None if not uniquely solvable."""
@@ -441,14 +469,25 @@ and different regions have different labels.
             return None
         if single == bd.geo.full:
             return NORMAL
-        out: list = []
-        _search(P, bd, (), 2, out)
-        return UNREASONABLE if len(out) == 1 else None
+        try:
+            return UNREASONABLE if len(_solutions(P, bd, (), 2)) == 1 else None
+        except SolverGaveUp:
+            return None
 
-    def new_puzzle(self, rng: random.Random, width: int, height: int, level: str | None) -> tuple[GalaxiesPuzzle, list[str]]:
+    def new_puzzle(self, rng: random.Random, width: int, height: int,
+                   level: str | None) -> tuple[GalaxiesPuzzle, list[str]]:
         level = level or NORMAL
+        sides_ok = MIN_SIDE <= width <= MAX_SIDE and MIN_SIDE <= height <= MAX_SIDE
+        if not sides_ok or width * height > MAX_GENERATED_AREA:
+            raise ValueError(f"galaxies: cannot generate {width}x{height}; sides must be {MIN_SIDE} to "
+                             f"{MAX_SIDE} and the area at most {MAX_GENERATED_AREA} cells (62 labels for dots)")
+        if level not in self.levels:
+            raise ValueError(f"galaxies: level {level!r} is not one of {list(self.levels)}")
+        if level == UNREASONABLE and width * height < MIN_UNREASONABLE_AREA:
+            raise ValueError(f"galaxies: {width}x{height} is too small for unreasonable puzzles (area under "
+                             f"{MIN_UNREASONABLE_AREA}: almost none need case analysis)")
         g = _geometry(width, height)
-        while True:
+        for _ in range(MAX_ATTEMPTS):
             best, score = None, -1
             for _ in range(LAYOUT_TRIES):
                 regions = _layout(rng, g)
@@ -469,10 +508,13 @@ and different regions have different labels.
                 continue
             if single == g.full:
                 continue  # too easy
-            out: list = []
-            _search(P, bd, (), 2, out)
+            try:
+                out = _solutions(P, bd, (), 2)
+            except SolverGaveUp:
+                continue  # like Tatham's recursion cap: too deep a search is not a fair puzzle
             if len(out) == 1:
                 return puzzle, _grid(out[0], g)
+        raise ValueError(f"galaxies: no {width}x{height} {level} puzzle found in {MAX_ATTEMPTS} attempts")
 
     # ------------------------------------------------------------ checking
 
@@ -542,21 +584,16 @@ and different regions have different labels.
 
     def describe(self, puzzle: GalaxiesPuzzle) -> str:
         w, h = puzzle.width, puzzle.height
-        pic = [[" "] * (2 * w + 1) for _ in range(2 * h + 1)]
-        for y in range(2 * h + 1):
-            for x in range(2 * w + 1):
-                if y in (0, 2 * h) or x in (0, 2 * w):
-                    pic[y][x] = "+" if y in (0, 2 * h) and x in (0, 2 * w) else "-" if y in (0, 2 * h) else "|"
-                elif y % 2 and x % 2:
-                    pic[y][x] = "."
+        border, cells, gap = "+" + "-" * (2 * w - 1) + "+", " ".join("." * w), " " * (2 * w - 1)
+        pic = [list(border)] + [list(f"|{cells if y % 2 else gap}|") for y in range(1, 2 * h)] + [list(border)]
         lines = []
         for k, (y, x) in enumerate(puzzle.dots):
             pic[y][x] = ALPHABET[k]
             lines.append(f"dot {ALPHABET[k]}: {_where(y, x)}")
         return (
-            f"The board as a picture of {2 * h + 1} lines of {2 * w + 1} characters: '.' is a cell centre, and a letter "
-            "is a dot drawn where it sits (in place of a '.' at a cell centre, between two '.' on the "
-            "edge they share, or in a blank row between four cells on their shared vertex).\n\n"
+            f"The board as a picture of {2 * h + 1} lines of {2 * w + 1} characters: '.' is a cell centre, "
+            "and a letter is a dot drawn where it sits (in place of a '.' at a cell centre, between two '.' "
+            "on the edge they share, or in a blank row between four cells on their shared vertex).\n\n"
             + "\n".join("".join(row) for row in pic)
             + f"\n\n{len(puzzle.dots)} dots (coordinates are (row, column)):\n" + "\n".join(lines)
         )
@@ -581,8 +618,10 @@ and different regions have different labels.
                 steps.append(f"Cell{plural} {fmt(cells)} can only be {label}: every other dot is cut off "
                              "from there or has no free mirror cell for it.")
             elif kind == "mirror":
-                steps.append(f"{fmt(_mirror(cells, bd.shifts[k]))} {'are' if plural else 'is'} {label}, so "
-                             f"the mirror image{plural} through dot {label}, {fmt(cells)}, {'are' if plural else 'is'} too.")
+                verb = "are" if plural else "is"
+                source = fmt(_mirror(cells, bd.shifts[k]))
+                steps.append(f"{source} {verb} {label}, so the mirror image{plural} through dot {label}, "
+                             f"{fmt(cells)}, {verb} too.")
             else:
                 steps.append(f"The {label} cells {fmt(cause)} are cut off from dot {label} except through "
                              f"{fmt(cells)}, which must therefore be {label}.")
