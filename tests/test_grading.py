@@ -81,3 +81,17 @@ def test_pool_survives_pathological_input():
     assert grades[0].status in ("timeout", "ok")  # wrong either way, and bounded in time
     assert grades[2].status == "no_answer"
     assert elapsed < 3.0 * 2 + 10  # nothing waited much past its timeout (plus worker start-up)
+
+
+def test_worker_start_up_does_not_count_against_the_timeout():
+    # regression: a fresh worker's heavy imports used to eat the first call's timeout
+    import functools
+    import operator
+
+    from utils.timeout import TimeoutWorker
+
+    worker = TimeoutWorker(init=functools.partial(time.sleep, 1.5))
+    try:
+        assert worker.call(operator.add, 2, 3, timeout=1.0) == 5
+    finally:
+        worker.close()

@@ -82,6 +82,11 @@ def grade_math(gold: str, response: str) -> bool:
     return _verify(gold, answer)
 
 
+def _warm() -> None:
+    """Import math-verify (seconds) before the first timed call of a fresh worker."""
+    _verify("1", "1")
+
+
 def _verify(gold: str, answer: str) -> bool:
     from math_verify import parse, verify
 
@@ -107,7 +112,7 @@ class MathGrader:
         self.timeout_s = timeout_s
         self._workers: Queue[TimeoutWorker] = Queue()
         for _ in range(max(1, workers)):
-            self._workers.put(TimeoutWorker(memory_mb=memory_mb))
+            self._workers.put(TimeoutWorker(memory_mb=memory_mb, init=_warm))
         self._n = max(1, workers)
 
     def grade_one(self, gold: str, response: str) -> Grade:

@@ -62,8 +62,11 @@ class TimeoutWorker:
     __main__, which breaks scripts without a main guard. memory_mb caps the worker's address
     space (None: no cap)."""
 
-    def __init__(self, memory_mb: int | None = None):
+    def __init__(self, memory_mb: int | None = None, init: Callable[[], Any] | None = None,
+                 init_timeout: float = 120.0):
         self.memory_mb = memory_mb
+        # run once in every fresh worker (e.g. heavy imports), so start-up never eats a call's timeout
+        self.init, self.init_timeout = init, init_timeout
         self._proc: subprocess.Popen | None = None
         self._conn: Connection | None = None
         self._lock = threading.Lock()
@@ -96,22 +99,28 @@ class TimeoutWorker:
             if self._proc is None or self._proc.poll() is not None:
                 self._kill()
                 self._start()
-            try:
-                self._conn.send((fn, args, kwargs))
-                ready = self._conn.poll(timeout)
-                reply = self._conn.recv() if ready else None
-            except (BrokenPipeError, ConnectionResetError, EOFError):
-                self._kill()
-                raise WorkerCrashed("timeout worker died before answering") from None
-            if not ready:
-                self._kill()
-                raise TimeoutError(f"{getattr(fn, '__name__', fn)} ran past {timeout} s; worker killed")
+                if self.init is not None:
+                    self._roundtrip(self.init, (), {}, self.init_timeout)
+            reply = self._roundtrip(fn, args, kwargs, timeout)
         if reply[0] == "ok":
             return reply[1]
         error, trace = reply[1], reply[2]
         if trace and hasattr(error, "add_note"):  # the worker-side traceback, for debugging
             error.add_note(f"in the timeout worker:\n{trace}")
         raise error
+
+    def _roundtrip(self, fn: Callable[..., Any], args: tuple, kwargs: dict, timeout: float):
+        try:
+            self._conn.send((fn, args, kwargs))
+            ready = self._conn.poll(timeout)
+            reply = self._conn.recv() if ready else None
+        except (BrokenPipeError, ConnectionResetError, EOFError):
+            self._kill()
+            raise WorkerCrashed("timeout worker died before answering") from None
+        if not ready:
+            self._kill()
+            raise TimeoutError(f"{getattr(fn, '__name__', fn)} ran past {timeout} s; worker killed")
+        return reply
 
     def close(self) -> None:
         with self._lock:
@@ -124,7 +133,7 @@ class TimeoutWorker:
 
     def __getstate__(self):
         # envs holding a worker get pickled into generate.py's pool: the copy starts its own
-        return {"memory_mb": self.memory_mb}
+        return {"memory_mb": self.memory_mb, "init": self.init, "init_timeout": self.init_timeout}
 
     def __setstate__(self, state):
-        self.__init__(state["memory_mb"])
+        self.__init__(**state)
