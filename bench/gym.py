@@ -1,7 +1,7 @@
 """Gym envs against reasoning-gym on the tasks both have, side by side in one run: items per
 second (of CPU time) for generation and for scoring a gold answer, on one core.
 
-    pip install -r requirements-extra.txt     # reasoning-gym
+    (reasoning-gym is in requirements.txt)
     python bench/gym.py [--seconds 3]
 
 Matched settings: sudoku 9x9 with 40 blanks on both sides (ours plants and masks a solution,
@@ -44,7 +44,7 @@ def main() -> None:
     try:
         import reasoning_gym as rg
     except ImportError:
-        sys.exit("bench/gym.py needs reasoning-gym: pip install -r requirements-extra.txt")
+        sys.exit("bench/gym.py needs reasoning-gym: pip install -r requirements.txt")
 
     # (task, rg name, rg config, our env, our params, our difficulty for item i, gen target, score target)
     rows = [

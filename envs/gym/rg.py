@@ -1,6 +1,6 @@
 """Any reasoning-gym task as an env: `envs.make("rg:sudoku")`.
 
-reasoning-gym (an optional extra: pip install -r requirements-extra.txt) describes difficulty
+reasoning-gym (in requirements.txt) describes difficulty
 with per-task curricula of a few levels; our integer difficulty d sets every curriculum
 attribute to level min(d, its last level) (reasoning-gym's "upper bound" mode, so d picks one
 level rather than all levels up to it). The record carries the reasoning-gym entry as JSON,
@@ -25,7 +25,7 @@ def _import():
     try:
         from reasoning_gym import factory  # importing the package registers its ~100 tasks
     except ImportError:
-        raise ImportError("rg: envs need reasoning-gym: pip install -r requirements-extra.txt") from None
+        raise ImportError("rg: envs need reasoning-gym: pip install -r requirements.txt") from None
     return factory
 
 
