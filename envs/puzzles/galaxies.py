@@ -368,8 +368,9 @@ class Galaxies(PuzzleEnv):
     name = "galaxies"
     title = "Galaxies"
     levels = (NORMAL, UNREASONABLE)
+    # never easier from one rung to the next: size grows, and unreasonable follows normal at 7x7
     ladder = ((5, 5, NORMAL), (6, 6, NORMAL), (7, 7, NORMAL), (7, 7, UNREASONABLE),
-              (8, 8, UNREASONABLE), (10, 10, NORMAL), (10, 10, UNREASONABLE))
+              (8, 8, UNREASONABLE), (9, 9, UNREASONABLE), (10, 10, UNREASONABLE))
     alphabet = ALPHABET
     rules = """
 Divide the grid into regions ("galaxies") so that:
