@@ -24,7 +24,7 @@ import envs
 from envs.code import filters, teacher
 from envs.code.synth import SynthConfig, bin_of, synthesize
 from utils.config import load_or_raise
-from utils.engine import EngineConfig, make_engine
+from utils.engine import make_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "generate" / "synth.yaml"

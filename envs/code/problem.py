@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import functools
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -30,7 +30,6 @@ class Problem:
     fuzz_input: str | None = None  # fuzzing: a known valid input on which test_f fails
     name: str = ""
     level: int = 0
-    extra: dict = field(default_factory=dict)  # carried into record meta (synthesis provenance)
 
     def full_code(self) -> str:
         return "\n\n".join(c.strip("\n") for c in (self.code, self.pre_test, self.test) if c) + "\n"
@@ -169,7 +168,7 @@ class CodeEnv(Env):
         prompt, answer, own = self.render(problem, rng)
         return {"id": rid, "env": self.name, "difficulty": int(difficulty), "prompt": prompt, "answer": answer,
                 "meta": {"code": problem.code, "cases": [dict(c) for c in problem.cases], **own,
-                         **problem.extra, **(meta or {})}}
+                         **(meta or {})}}
 
     def render(self, problem: Problem, rng: random.Random) -> tuple[str, str, dict]:
         """(prompt, gold answer, env-specific meta) of one problem."""
