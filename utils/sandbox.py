@@ -163,7 +163,7 @@ class Sandbox:
         self._proc = subprocess.Popen([sys.executable, "-S", "-s", "-B", str(Path(__file__).resolve()),
                                        json.dumps(self.cfg)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       env=env, cwd="/", start_new_session=True, close_fds=True)
-        self._buf = b""
+        self._buf, self._pid = b"", os.getpid()
         line = self._read_line(time.monotonic() + 60)
         hello = _loads(line) if line is not None else None
         if not hello or "isolation" not in hello:
