@@ -184,14 +184,13 @@ def load_or_raise(schema: type, argv: list[str]) -> Any:
 def help_text(schema: type, prog: str = "") -> str:
     lines = [f"usage: {prog or 'script.py'} [--config FILE.yaml] [key=value ...]", "", "fields:"]
 
-    def walk(cls, prefix: str):
-        for f in dataclasses.fields(cls):
+    def walk(obj, prefix: str):  # an instance, so a parent's default for a nested config shows
+        for f in dataclasses.fields(obj):
             key = f"{prefix}{f.name}"
-            default = f.default if f.default is not dataclasses.MISSING else (
-                f.default_factory() if f.default_factory is not dataclasses.MISSING else None)
+            default = getattr(obj, f.name)
             if dataclasses.is_dataclass(default):
                 lines.append(f"  {key}: {f.metadata.get('help', '')}")
-                walk(type(default), key + ".")
+                walk(default, key + ".")
                 continue
             tname = getattr(f.type, "__name__", str(f.type))
             extra = f" one of {list(f.metadata['choices'])}" if "choices" in f.metadata else ""
@@ -199,7 +198,7 @@ def help_text(schema: type, prog: str = "") -> str:
             if f.metadata.get("help"):
                 lines.append(f"      {f.metadata['help']}")
 
-    walk(schema, "")
+    walk(schema(), "")
     return "\n".join(lines)
 
 
