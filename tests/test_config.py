@@ -101,3 +101,13 @@ def test_entry_script_fails_fast_with_one_line(tmp_path):
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "nope" in r.stderr
     r = subprocess.run([sys.executable, "generate.py", "--help"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0 and "splits" in r.stdout and "workers" in r.stdout
+
+
+@dataclass
+class Parent:
+    rl: Inner = field(Inner(level="sequence"), help="nested with a non-class default")
+
+
+def test_help_shows_the_parents_default_for_nested_configs():
+    # regression: help used to show the nested class's own default ("token")
+    assert 'rl.level (str, default "sequence")' in help_text(Parent)
