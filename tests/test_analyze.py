@@ -1,0 +1,203 @@
+"""analyze.py end to end: evaluate.py output of two replayed checkpoints (+ compare subsets) turned
+into tables, plots and a summary; hostile inputs; the judges + fine-tuned classifier pipeline with
+replayed judges and the tiny model; the tiny-model CPU pipeline (generate -> evaluate -> analyze)."""
+from __future__ import annotations
+
+import csv
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from utils.benchmarks import BenchmarkConfig, load_problems
+from utils.motifs import LABELS, chain_depth
+from utils.segment import reasoning_text
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data"
+RESPONSES = json.loads((DATA / "analyze_responses.json").read_text())
+OUTPUTS = ["stats.csv", "primitives.csv", "motifs.csv", "motif_changes.csv", "correlations.csv", "passk.csv",
+           "traces.csv", "spans.jsonl", "labeler.json", "bad_input.json", "summary.md", "config.yaml"]
+
+
+def run(script: str, args: list[str], timeout: int = 600) -> subprocess.CompletedProcess:
+    r = subprocess.run([sys.executable, script, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r
+
+
+def rows(path: Path) -> list[dict]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def eval_runs(tmp_path_factory) -> Path:
+    """runs/eval_a and runs/eval_b: evaluate.py on the 6 test math problems, 2 samples each, with the
+    responses of tests/data/analyze_responses.json replayed; then `evaluate.py compare`."""
+    tmp = tmp_path_factory.mktemp("runs")
+    bench = DATA / "bench" / "math.jsonl"
+    problems = {p.id: p for p in load_problems(BenchmarkConfig(name="math", kind="math", path=str(bench),
+                                                               fields={"id": "unique_id"}))}
+    for ck in ("a", "b"):
+        replay = tmp / f"replay_{ck}.jsonl"
+        replay.write_text("".join(json.dumps({"prompt": problems[pid].prompt[-1]["content"], "responses": resp}) + "\n"
+                                  for pid, resp in RESPONSES[ck].items()))
+        run("evaluate.py", [f"name=eval_{ck}", f"out_root={tmp}", f"engine.replay_path={replay}", "engine.backend=replay",
+                            "n=2", "k=[1,2]", "bootstrap=50", "grading_workers=1",
+                            f"benchmarks=[{{name: math, kind: math, path: {bench}, fields: {{id: unique_id}}}}]"])
+    run("evaluate.py", ["compare", str(tmp / "eval_a"), str(tmp / "eval_b")])
+    return tmp
+
+
+def test_analyze_evaluate_output_with_compare_subsets(eval_runs):
+    tmp = eval_runs
+    run("analyze.py", ["--config", "configs/analyze/default.yaml", f"out_root={tmp}", "name=analysis_ab",
+                       f"inputs=[{tmp / 'eval_a/samples.jsonl'},{tmp / 'eval_b/samples.jsonl'}]",
+                       f"compare={tmp / 'compare-eval_a-eval_b/compare.json'}", "passk=[1,2]", "bootstrap=200"])
+    out = tmp / "analysis_ab" / "analysis"
+    for name in OUTPUTS:
+        assert (out / name).stat().st_size > 0, name
+    for png in ("primitives_math.png", "depth_math.png", "strips_math.png", "motif_changes_math.png"):
+        assert (out / png).stat().st_size > 5000, png
+    # every file the summary links to exists
+    summary = (out / "summary.md").read_text()
+    links = re.findall(r"\]\(([^)]+)\)", summary)
+    assert len(links) >= 14 and all((out / link).is_file() for link in links)
+
+    stats = rows(out / "stats.csv")
+    base = {r["checkpoint"]: r for r in stats if r["outcome"] == "all" and r["subset"] == "all"}
+    assert list(base) == ["eval_a", "eval_b"]
+    for ck in ("a", "b"):  # pass@k is recomputed from the samples and matches evaluate.py's
+        results = json.loads((tmp / f"eval_{ck}" / "results.json").read_text())
+        for k in (1, 2):
+            want = results["benchmarks"]["math"]["splits"]["all"][f"pass@{k}"]["mean"]
+            assert float(base[f"eval_{ck}"][f"pass@{k}"]) == pytest.approx(want, abs=1e-5)
+    assert {(r["checkpoint"], r["outcome"]) for r in stats} >= {("eval_a", "solved"), ("eval_a", "unsolved"), ("eval_b", "solved")}
+    compare = json.loads((tmp / "compare-eval_a-eval_b/compare.json").read_text())
+    sets = compare["benchmarks"]["math"]["eval_b"]["sets"]
+    subset_traces = {r["subset"]: int(r["traces"]) for r in stats
+                     if r["checkpoint"] == "eval_b" and r["outcome"] == "all" and r["subset"] != "all"}
+    assert subset_traces == {name: 2 * len(pids) for name, pids in sets.items() if pids}
+
+    # per-trace rows agree with the label sequences, and spans give back the reasoning text
+    traces = rows(out / "traces.csv")
+    assert len(traces) == 24
+    for t in traces:
+        assert int(t["chain_depth"]) == chain_depth(t["labels"].split())
+        assert set(t["labels"].split()) <= set(LABELS)
+    spans = [json.loads(line) for line in (out / "spans.jsonl").read_text().splitlines()]
+    text = "".join(s["text"] for s in spans if s["checkpoint"] == "eval_b" and s["problem_id"] == "m4" and s["sample"] == 0)
+    assert re.sub(r"\s+", "", text) == re.sub(r"\s+", "", reasoning_text(RESPONSES["b"]["m4"][0]))
+    trained = float(base["eval_b"]["check_per_trace"]), float(base["eval_a"]["check_per_trace"])
+    assert trained[0] > trained[1]  # the "trained" responses check more; the classifier sees it
+    labeler = json.loads((out / "labeler.json").read_text())
+    assert labeler["shipped_heldout"]["macro_f1"] > 0.6 and labeler["spans"] == len(spans)
+    primitives = rows(out / "primitives.csv")
+    assert {r["label"] for r in primitives} == set(LABELS)
+
+
+def test_bad_input_is_counted_not_fatal(tmp_path):
+    huge = "<reasoning>" + ("Compute 12 * 7 = 84. Then check: 84 / 7 = 12.\n\n" * 22000) + "</reasoning>"
+    assert len(huge) > 1_000_000
+    lines = [json.dumps({"problem_id": "ok", "response": RESPONSES["b"]["m3"][0], "correct": True}).encode(),
+             json.dumps({"problem_id": "empty", "response": "", "correct": False}).encode(),
+             json.dumps({"problem_id": "none", "response": None}).encode(),
+             json.dumps({"problem_id": "plain", "response": "No tags at all. The answer is 4.", "correct": "true"}).encode(),
+             json.dumps({"problem_id": "huge", "response": huge, "correct": 0}).encode(),
+             b'{"problem_id": "latin1", "response": "caf\xe9 and na\xefve reasoning here"}',
+             b'{"problem_id": "torn", "respo',
+             b"[1, 2, 3]", b""]
+    path = tmp_path / "bad" / "samples.jsonl"
+    path.parent.mkdir()
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    run("analyze.py", [f"inputs=[{path}]", "bootstrap=50"])
+    out = tmp_path / "bad" / "analysis"
+    bad = json.loads((out / "bad_input.json").read_text())
+    assert bad["lines_not_utf8"] == 1 and bad["lines_not_json"] == 1 and bad["rows_not_objects"] == 1
+    assert bad["missing_response"] == 1 and bad["empty_response"] == 2 and bad["traces_without_spans"] == 2
+    assert bad["no_reasoning_tags"] == 2 and bad["largest_response_chars"] == len(huge)
+    traces = {t["problem_id"]: t for t in rows(out / "traces.csv")}
+    assert int(traces["huge"]["spans"]) > 1000 and set(traces) == {"ok", "plain", "huge", "latin1"}
+    assert (out / "summary.md").is_file() and (out / "depth_default.png").is_file()
+
+
+def test_config_errors_are_one_line(tmp_path):
+    for args, key in ([["inputs=[nope.jsonl]"], "inputs"], [["inputs=[]"], "inputs"],
+                      [[f"inputs=[{DATA / 'analyze_responses.json'}]", 'motifs=["check>guess"]'], "motifs"],
+                      [[f"inputs=[{DATA / 'analyze_responses.json'}]", "labeler=judges"], "judges"],
+                      [[f"inputs=[{DATA / 'analyze_responses.json'}]", "classifier.kind=hf"], "classifier.model"]):
+        r = subprocess.run([sys.executable, "analyze.py", *args], cwd=ROOT, capture_output=True, text=True)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and key in r.stderr, (args, r.stderr)
+
+
+def cue_judge(path: Path, backtrack_word: str) -> str:
+    """A replayed judge that labels by the span's opening (the target span follows '<span>\\n')."""
+    rules = [("Wait", backtrack_word), ("Suppose", "hypothesize"), ("Check", "check"),
+             ("Let me check", "check"), ("Let me verify", "check"), ("Okay", "other"), ("The problem", "setup"),
+             ("We need", "setup"), ("We want", "setup"), ("Find", "setup"), ("Compute", "compute"),
+             ("So the", "summarize"), ("The answer", "summarize")]
+    lines = [{"match": 'previous reply "LABEL: undecided"', "responses": ["LABEL: backtrack"]}]
+    lines += [{"match": "<span>\n" + cue, "responses": [f"LABEL: {label}"]} for cue, label in rules]
+    lines.append({"match": "<span>\n", "responses": ["LABEL: compute"]})
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    return str(path)
+
+
+def test_judges_then_fine_tuned_classifier_resumes(eval_runs, tmp_path):
+    """The paper's pipeline on CPU: two replayed judges label the spans, the tiny model is fine-tuned
+    as a sequence classifier on their consensus, scored on held-out traces, then labels every span.
+    A second run reuses the cached verdicts, the saved classifier and the cached labels."""
+    from utils.tiny import build_tiny
+
+    tiny = build_tiny(tmp_path / "tiny")
+    judges = (f"judges=[{{name: j1, engine: {{backend: replay, replay_path: {cue_judge(tmp_path / 'j1.jsonl', 'undecided')}}}}},"
+              f"{{name: j2, engine: {{backend: replay, replay_path: {cue_judge(tmp_path / 'j2.jsonl', 'backtrack')}}}}}]")
+    args = [f"inputs=[{eval_runs / 'eval_a/samples.jsonl'},{eval_runs / 'eval_b/samples.jsonl'}]",
+            f"out_root={tmp_path}", "name=judged", judges, "judge_spans=60", "classifier.kind=hf",
+            f"classifier.model={tiny}", "classifier.train_data=judges", "classifier.heldout_fraction=0.3",
+            "classifier.hf.epochs=1", "classifier.hf.max_length=64", "classifier.hf.lr=1e-3", "classifier.hf.device=cpu",
+            f"tokenizer={tiny}", "passk=[1,2]", "bootstrap=50"]
+    first = run("analyze.py", args)
+    out = tmp_path / "judged" / "analysis"
+    labeler = json.loads((out / "labeler.json").read_text())
+    judged = len((out / "consensus.jsonl").read_text().splitlines())
+    assert judged == min(60, labeler["spans"])
+    assert 0 <= labeler["judged_heldout"]["macro_f1"] <= 1 and labeler["judged_heldout"]["spans"] > 0
+    jr = labeler["judges"]
+    assert set(jr["judges"]) == {"j1", "j2"} and jr["pairs"][0]["judges"] == ["j1", "j2"]
+    assert jr["judges"]["j1"]["reasked"] == jr["judges"]["j1"]["label_counts"].get("backtrack", 0) > 0
+    assert jr["judges"]["j1"]["invalid_recorded_as_other"] == 0 and jr["pairs"][0]["agreement"] == 1.0
+    bad = json.loads((out / "bad_input.json").read_text())
+    assert bad["judge_replies_reasked"] == jr["judges"]["j1"]["reasked"]
+    assert (out / "classifier" / "config.json").is_file()
+    spans = [json.loads(line) for line in (out / "spans.jsonl").read_text().splitlines()]
+    assert all(s["tokens"] > 0 for s in spans)  # lengths in the tiny tokenizer's tokens
+    verdicts = (out / "judgments.jsonl").read_text()
+    labels_cache = (out / "label_cache.jsonl").read_text()
+    second = run("analyze.py", args)
+    assert "reusing the classifier" in second.stderr and "fine-tuning" not in second.stderr
+    assert (out / "judgments.jsonl").read_text() == verdicts and (out / "label_cache.jsonl").read_text() == labels_cache
+    assert [json.loads(line)["label"] for line in (out / "spans.jsonl").read_text().splitlines()] == [s["label"] for s in spans]
+    assert "fine-tuning" in first.stderr
+
+
+def test_tiny_model_pipeline_generate_evaluate_analyze(tmp_path):
+    """The CPU pipeline of `make demo`: untrained tiny-model output is noise, and analyze.py must
+    still produce every table and plot from it."""
+    from utils.tiny import build_tiny
+
+    tiny = build_tiny(tmp_path / "tiny")
+    run("generate.py", [f"out={tmp_path / 'data'}", "splits.test=[{env: pattern, count: 3, params: {width: 4, height: 4}}]"])
+    run("evaluate.py", [f"out_root={tmp_path}", "name=eval", f"model={tiny}", "n=2", "k=[1,2]", "max_tokens=48",
+                        "bootstrap=20", f"benchmarks=[{{name: puzzles, kind: env, path: {tmp_path / 'data'}}}]"])
+    run("analyze.py", ["--config", "configs/analyze/default.yaml", f"inputs=[{tmp_path / 'eval/samples.jsonl'}]",
+                       "passk=[1,2]", "bootstrap=50"])
+    out = tmp_path / "eval" / "analysis"
+    for name in OUTPUTS:
+        assert (out / name).is_file(), name
+    assert (out / "primitives_puzzles.png").is_file() and (out / "depth_puzzles.png").is_file()
+    assert json.loads((out / "bad_input.json").read_text())["traces"] == 6

@@ -1,0 +1,176 @@
+"""Span labellers: the judge prompt and parser, the jury through the replay backend (re-ask, invalid
+labels, consensus, agreement, cache), the cue baseline, the embedded classifier's macro-F1 on the
+shipped held-out spans, and the AutoModelForSequenceClassification path on the tiny model."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from utils.engine import EngineConfig, make_engine
+from utils.judges import JudgeConfig, agreement_report, cohen_kappa, consensus, fleiss_kappa, judge_spans
+from utils.labels import (DEFINITIONS, LABELS, confusion_matrix, cue_label, judge_prompt, macro_f1, parse_label,
+                          per_label_f1)
+from utils.span_classifier import SHIPPED_SPANS, HFSpanClassifier, HFTrainConfig, NgramClassifier, load_spans, train_embedded
+
+# Measured on data/spans/heldout.jsonl (224 spans); the asserts leave a small margin below.
+EMBEDDED_HELDOUT_F1 = 0.679
+CUE_HELDOUT_F1 = 0.465
+
+
+def test_shipped_spans_cover_the_vocabulary_and_splits_are_disjoint():
+    train, held = load_spans(SHIPPED_SPANS / "train.jsonl"), load_spans(SHIPPED_SPANS / "heldout.jsonl")
+    assert len(train) + len(held) >= 600
+    for rows in (train, held):
+        counts = {label: sum(r["label"] == label for r in rows) for label in LABELS}
+        assert min(counts.values()) >= 13, counts
+    assert not {r["text"] for r in train} & {r["text"] for r in held}
+    assert not {r["trace"] for r in train} & {r["trace"] for r in held}
+    # context: the previous span of the same trace, '' at a trace's start
+    first = next(r for r in train if r["position"] == 1)
+    assert first["prev"] == next(r["text"] for r in train if r["trace"] == first["trace"] and r["position"] == 0)
+
+
+def test_parse_label():
+    assert parse_label("LABEL: check") == "check"
+    assert parse_label("Reasoning... it verifies the sum.\nLabel: **Backtrack**") == "backtrack"
+    assert parse_label("label: plan\nLABEL: compute") == "compute"  # the last one wins
+    assert parse_label("  Hypothesize. ") == "hypothesize"
+    assert parse_label("LABEL: verification") is None  # not in the vocabulary
+    assert parse_label("compute or check") is None and parse_label("") is None and parse_label(None) is None
+
+
+def test_judge_prompt_has_definitions_context_and_span():
+    p = judge_prompt("Wait, that is wrong.", ["First span.", "Second span."], context_chars=15)
+    assert all(text in p for text in DEFINITIONS.values())
+    assert "<span>\nWait, that is wrong.\n</span>" in p
+    assert "Second span." in p and "First span." not in p  # only the last 15 characters of context
+    assert "(start of the reasoning)" in judge_prompt("x", [])
+
+
+def test_scores_on_hand_computed_example():
+    gold = ["check", "check", "compute", "plan"]
+    pred = ["check", "compute", "compute", "compute"]
+    f1 = per_label_f1(gold, pred)
+    assert f1["check"] == pytest.approx(2 / 3) and f1["compute"] == pytest.approx(0.5) and f1["plan"] == 0
+    assert macro_f1(gold, pred) == pytest.approx((2 / 3 + 0.5 + 0) / 3)
+    m = confusion_matrix(gold, pred)
+    assert m[LABELS.index("check")][LABELS.index("compute")] == 1 and sum(map(sum, m)) == 4
+    assert consensus(["check", "compute", "compute"]) == "compute"
+    assert consensus(["plan", "check", "check", "plan"]) == "plan"  # tie: the first judge's side
+    assert cohen_kappa(["a", "b"], ["a", "b"]) == 1.0
+    assert fleiss_kappa([["check", "check"], ["plan", "plan"]]) == pytest.approx(1.0)
+    assert fleiss_kappa([["check", "plan"], ["plan", "check"]]) < 0
+
+
+def test_cue_baseline_rules_and_heldout_f1():
+    assert cue_label("Wait, that can't be right because the sum exceeds 4.") == "backtrack"
+    assert cue_label("Let me double-check by substituting x = 3.") == "check"
+    assert cue_label("Suppose the bridge goes from A to B.") == "hypothesize"
+    assert cue_label("Okay, let me think.") == "other"
+    assert cue_label("12 * 7 = 84 and 84 - 5 = 79.") == "compute"
+    held = load_spans(SHIPPED_SPANS / "heldout.jsonl")
+    f1 = macro_f1([r["label"] for r in held], [cue_label(r["text"]) for r in held])
+    assert f1 == pytest.approx(CUE_HELDOUT_F1, abs=0.005)
+
+
+def test_embedded_classifier_heldout_macro_f1_and_determinism():
+    held = load_spans(SHIPPED_SPANS / "heldout.jsonl")
+    pairs, gold = [(r["text"], r["prev"]) for r in held], [r["label"] for r in held]
+    clf = train_embedded()
+    pred = clf.predict(pairs)
+    assert macro_f1(gold, pred) >= EMBEDDED_HELDOUT_F1 - 0.02
+    assert macro_f1(gold, pred) > CUE_HELDOUT_F1 + 0.1
+    assert train_embedded().predict(pairs[:40]) == pred[:40]  # no seed: the fit is the convex optimum
+    tiny = NgramClassifier().fit([("x = 1", ""), ("Wait, no.", "x = 1")] * 2, ["compute", "backtrack"] * 2)
+    assert len(tiny.predict([("", ""), ("a" * 1_000_000, "")])) == 2  # empty and huge spans are fine
+
+
+# ------------------------------------------------------------------ judges through the replay backend
+
+SPANS = ["First, list the neighbours of every island.", "Suppose the bridge goes left.",
+         "Wait, that crosses another bridge, so undo it.", "Check: every island has its count."]
+
+
+def write_replay(path: Path, rows: list[dict]) -> str:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+def jury(tmp_path: Path) -> list[JudgeConfig]:
+    """Three replayed judges: `a` is careful; `b` answers nonsense once (fixed on re-ask) and calls the
+    hypothesis a plan; `c` never gives a valid label for the backtrack span."""
+    span = lambda s: "<span>\n" + s  # noqa: E731  (the target span, not the same text inside the context)
+    a = [{"match": span(SPANS[0]), "responses": ["LABEL: enumerate"]},
+         {"match": span(SPANS[1]), "responses": ["It assumes a placement.\nLABEL: hypothesize"]},
+         {"match": span(SPANS[2]), "responses": ["LABEL: backtrack"]},
+         {"match": span(SPANS[3]), "responses": ["LABEL: check"]}]
+    b = [{"match": 'Your previous reply "banana"', "responses": ["LABEL: enumerate"]},
+         {"match": span(SPANS[0]), "responses": ["banana"]},
+         {"match": span(SPANS[1]), "responses": ["LABEL: plan"]},
+         {"match": span(SPANS[2]), "responses": ["label: backtrack"]},
+         {"match": span(SPANS[3]), "responses": ["check"]}]
+    c = [{"match": 'Your previous reply "I am not sure"', "responses": ["still not sure"]},
+         {"match": span(SPANS[0]), "responses": ["LABEL: enumerate"]},
+         {"match": span(SPANS[1]), "responses": ["LABEL: hypothesize"]},
+         {"match": span(SPANS[2]), "responses": ["I am not sure"]},
+         {"match": span(SPANS[3]), "responses": ["LABEL: compute"]}]
+    return [JudgeConfig(name=n, engine=EngineConfig(backend="replay", replay_path=write_replay(tmp_path / f"{n}.jsonl", rows)))
+            for n, rows in (("a", a), ("b", b), ("c", c))]
+
+
+def test_jury_reasks_counts_invalid_and_agrees(tmp_path):
+    items = [(s, SPANS[:i]) for i, s in enumerate(SPANS)]
+    calls = []
+
+    def counting_engine(cfg):
+        calls.append(cfg.replay_path)
+        return make_engine(cfg)
+
+    judges = jury(tmp_path)
+    cache = tmp_path / "judgments.jsonl"
+    verdicts = judge_spans(items, judges, cache, counting_engine, batch_size=2)
+    assert [v.label for v in verdicts["a"]] == ["enumerate", "hypothesize", "backtrack", "check"]
+    assert [v.label for v in verdicts["b"]] == ["enumerate", "plan", "backtrack", "check"]
+    assert verdicts["b"][0].reasked and verdicts["b"][0].valid
+    assert [v.label for v in verdicts["c"]] == ["enumerate", "hypothesize", "other", "compute"]
+    assert verdicts["c"][2].reasked and not verdicts["c"][2].valid  # re-asked once, then recorded as other
+    labels = [consensus([verdicts[j][i].label for j in "abc"]) for i in range(len(SPANS))]
+    assert labels == ["enumerate", "hypothesize", "backtrack", "check"]
+    report = agreement_report(verdicts, labels)
+    assert report["judges"]["c"]["invalid_recorded_as_other"] == 1 and report["judges"]["b"]["reasked"] == 1
+    assert report["judges"]["a"]["agreement_with_consensus"] == 1.0
+    assert {tuple(p["judges"]): p["agreement"] for p in report["pairs"]}[("a", "b")] == 0.75
+    assert -1 <= report["fleiss_kappa"] <= 1
+    # resumed: everything comes from the cache, no engine is built
+    calls.clear()
+    again = judge_spans(items, judges, cache, counting_engine)
+    assert calls == [] and {k: [v.label for v in vs] for k, vs in again.items()} == \
+        {k: [v.label for v in vs] for k, vs in verdicts.items()}
+    # a torn last line (crash while appending) is dropped and that verdict asked again
+    lines = cache.read_text().splitlines()
+    cache.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:25])
+    judge_spans(items, judges, cache, counting_engine)
+    assert len(calls) == 1
+
+
+# ------------------------------------------------------------------ AutoModelForSequenceClassification
+
+
+def test_hf_classifier_fine_tunes_predicts_and_reloads(tmp_path):
+    from utils.tiny import build_tiny
+
+    tiny = build_tiny(tmp_path / "tiny")
+    train = load_spans(SHIPPED_SPANS / "train.jsonl")[:64]
+    held = load_spans(SHIPPED_SPANS / "heldout.jsonl")[:32]
+    cfg = HFTrainConfig(epochs=1, batch_size=16, max_length=64, lr=1e-3, device="cpu")
+    clf = HFSpanClassifier.load(tiny, cfg, num_labels_check=False).fit([r["text"] for r in train], [r["label"] for r in train])
+    pred = clf.predict([r["text"] for r in held])
+    assert len(pred) == len(held) and set(pred) <= set(LABELS)
+    f1 = macro_f1([r["label"] for r in held], pred)  # poor on a 64-dim random model; the path is what counts
+    assert 0.0 <= f1 <= 1.0
+    clf.save(tmp_path / "clf")
+    again = HFSpanClassifier.load(tmp_path / "clf", cfg)
+    assert again.model.config.id2label[LABELS.index("backtrack")] == "backtrack"
+    assert again.predict([r["text"] for r in held]) == pred
