@@ -789,7 +789,9 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         for rank_results in dist.all_gather_object([(it, ok) for it, ok in step_results]):
             sampler.update(rank_results)
         train_stats = dist.all_reduce(torch.tensor([sums[k] for k in sums] + [n_tokens], dtype=torch.float64))
-        train_stats = {k: float(train_stats[i] / max(float(train_stats[-1]), 1.0)) for i, k in enumerate(sums)}
+        # over the trained rows; null when every group scored alike (nothing was run)
+        train_stats = {k: float(train_stats[i] / train_stats[-1]) if train_stats[-1] > 0 else None
+                       for i, k in enumerate(sums)}
         train_stats["trained_frac"] = float(dist.all_reduce(torch.tensor([float(sum(map(len, trained)))]))[0]) / r.batch_size
         step += 1
         times["step"] = time.time() - t_step
@@ -805,10 +807,11 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
             from utils.records import append_jsonl
 
             append_jsonl(run_dir / "samples.jsonl", samples[:r.log_samples])
+            clip = None if metrics["clip_frac_low"] is None else metrics["clip_frac_low"] + metrics["clip_frac_high"]
             line = (f"rl step {step}/{r.steps} | reward {metrics['reward_mean']:.3f} acc {metrics['accuracy']:.3f} | "
-                    f"len {metrics['response_len']:.0f} | clip {metrics['clip_frac_low'] + metrics['clip_frac_high']:.3f}"
-                    f" | ent {metrics['entropy']:.3f}" + (f" | bonus {metrics['novelty/bonus_abs_mean']:.3f}"
-                                                         if cfg.novelty.enabled else "") + f" | {times['step']:.1f}s")
+                    f"len {metrics['response_len']:.0f} | trained {metrics['trained_frac']:.2f} | clip {_fmt(clip)} | "
+                    f"ent {_fmt(metrics['entropy'])}" + (f" | bonus {metrics['novelty/bonus_abs_mean']:.3f}"
+                                                        if cfg.novelty.enabled else "") + f" | {times['step']:.1f}s")
             log(step, metrics, line)
 
         # 8. checkpoint (async: with the batch already generated for the next step)
@@ -821,6 +824,10 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
     if ctx.main and ckpt is not None:
         checkpoint.link_final(ckpt, run_dir / "final")
     dist.barrier()
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
 
 
 def rl_metrics(per_rank: list[dict], G: int, train: dict, difficulty: dict, times: dict, cfg: TrainConfig) -> dict:

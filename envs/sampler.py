@@ -221,7 +221,9 @@ class PromptSampler:
         """Current top difficulty per live env (for the log)."""
         if self.controller is not None:
             return {name: int(self.controller.max_difficulty(name)) for name in self.live_names}
-        return {self.cfg.sources[i].env: self.cfg.sources[i].difficulty for i in self.envs}
+        # with a curriculum a live source's difficulty follows the bins (logged as curriculum fractions)
+        return {self.cfg.sources[i].env: self.cfg.sources[i].difficulty for i in self.envs
+                if self.schedule is None or not self.cfg.sources[i].bins}
 
     def state_dict(self) -> dict:
         return {"controller": self.controller.state_dict() if self.controller is not None else None}
