@@ -24,6 +24,7 @@ from utils.motifs import LABELS
 
 SHIPPED_SPANS = Path(__file__).resolve().parent.parent / "data" / "spans"
 
+MATHY = frozenset("=+*/^<>≡≥≤0")
 _TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+|[=+*/^<>≡≥≤?!:()\[\]{}|#.,-]")
 
 
@@ -64,7 +65,7 @@ def features(span: str, prev: str = "") -> Counter:
         f["prev^<start>"] += 1
     n = max(1, len(toks))
     f[f"len:{min(6, int(math.log2(len(span) + 1)) // 2)}"] += 1
-    f[f"math:{min(4, int(8 * sum(t in '=+*/^<>≡≥≤' or t == '0' for t in toks) / n))}"] += 1
+    f[f"math:{min(4, int(8 * sum(map(MATHY.__contains__, toks)) / n))}"] += 1
     if toks and len(set(toks)) < 0.25 * len(toks) and len(toks) > 12:
         f["repetitive"] += 1  # degenerate loops ("the answer the answer ...") are `other`
     return f
@@ -91,12 +92,15 @@ class NgramClassifier:
         faster than torch.sparse here, both to train and to predict)."""
         import torch
 
-        x = torch.zeros(len(pairs), len(self.vocab) + 1)
+        rows, cols, vals = [], [], []
         for i, (span, prev) in enumerate(pairs):
             feats = [(self.vocab[k], math.log1p(v)) for k, v in features(span, prev).items() if k in self.vocab]
             norm = math.sqrt(sum(v * v for _, v in feats)) or 1.0
-            for j, v in feats:
-                x[i, j] = v / norm
+            rows += [i] * len(feats)
+            cols += [j for j, _ in feats]
+            vals += [v / norm for _, v in feats]
+        x = torch.zeros(len(pairs), len(self.vocab) + 1)
+        x[torch.tensor(rows, dtype=torch.long), torch.tensor(cols, dtype=torch.long)] = torch.tensor(vals)
         x[:, -1] = 1.0
         return x
 
