@@ -43,3 +43,25 @@ def test_paper_configs_are_the_papers_settings():
         ("sequence", (3e-4, 4e-4), 4, True)
     assert not cfg("gspo_vanilla.yaml", "data.sources=[{env: sorting}]").novelty.enabled
     assert cfg("rlve_adaptive.yaml").data.adaptive.enabled
+
+
+def test_sweep_sbatch_runs_one_override_set_per_array_task():
+    import os
+    import shlex
+    import subprocess
+
+    import train
+
+    env = {**os.environ, "CONFIG": "configs/paper/grpo_code.yaml", "DRY_RUN": "1", "SLURM_ARRAY_TASK_ID": "1",
+           "SLURM_GPUS_ON_NODE": "4"}
+    sets = ["optim.lr=1e-6", "optim.lr=3e-6 rl.eps_high=0.28"]
+    res = subprocess.run(["bash", "scripts/sweep.sbatch", *sets], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    cmd = shlex.split(res.stdout)
+    assert cmd[:4] == ["torchrun", "--standalone", "--nproc_per_node", "4"] and cmd[4] == "train.py"
+    argv = cmd[5:] + ["model=Qwen/any", "data.sources=[{env: sorting}]"]
+    cfg = load_or_raise(train.TrainConfig, argv)
+    assert (cfg.optim.lr, cfg.rl.eps_high, cfg.resume, cfg.name) == (3e-6, 0.28, True,
+                                                                      "sweep/grpo_code/optim.lr=3e-6_rl.eps_high=0.28")
+    env["SLURM_ARRAY_TASK_ID"] = "2"
+    assert subprocess.run(["bash", "scripts/sweep.sbatch", *sets], cwd=ROOT, env=env, capture_output=True).returncode == 2
