@@ -313,6 +313,11 @@ class NonFinite(RuntimeError):
     pass
 
 
+def stop(key: str, msg: str) -> None:
+    """A config problem only visible at run time (world size, data size): one line, like load()'s."""
+    sys.exit(f"train.py: config error: {key}: {msg}")
+
+
 class Log:
     """metrics.jsonl (+ TensorBoard) on rank 0; a short line per step on stdout."""
 
@@ -365,8 +370,7 @@ def start(cfg: TrainConfig, ctx):
     run_dir = Path(cfg.out_dir) / cfg.name
     ckpt = checkpoint.latest(run_dir)
     if ckpt is not None and not cfg.resume:
-        sys.exit(f"train.py: config error: resume (command line): {run_dir} already has checkpoints; "
-                 f"pass resume=true to continue or choose another name=")
+        stop("resume", f"{run_dir} already has checkpoints; pass resume=true to continue or choose another name=")
     if ctx.main:
         save_run_info(cfg, run_dir, seed=cfg.seed)
     return run_dir, (checkpoint.load_state(ckpt) if ckpt is not None else None), ckpt
@@ -428,9 +432,9 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
     s = cfg.sft
     per_epoch = len(examples) // s.batch_size
     if per_epoch == 0:
-        sys.exit(f"train.py: config error: sft.batch_size (command line): {len(examples)} examples make no batch of {s.batch_size}")
+        stop("sft.batch_size", f"{len(examples)} examples make no batch of {s.batch_size}")
     if s.batch_size % ctx.world:
-        sys.exit(f"train.py: config error: sft.batch_size: {s.batch_size} does not split over {ctx.world} ranks")
+        stop("sft.batch_size", f"{s.batch_size} does not split over {ctx.world} ranks")
     total = min(s.max_steps, per_epoch * s.epochs) if s.max_steps else per_epoch * s.epochs
     if ctx.main:
         print(f"sft: {len(examples)} examples ({n_trunc} truncated to sft.max_len={s.max_len}, {n_drop} dropped: "
@@ -575,12 +579,10 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
     r, G = cfg.rl, cfg.rl.group_size
     n_prompts = r.batch_size // G
     if n_prompts % ctx.world:
-        sys.exit(f"train.py: config error: rl.batch_size (command line): {n_prompts} prompts per step do not "
-                 f"split over {ctx.world} ranks")
+        stop("rl.batch_size", f"{n_prompts} prompts per step do not split over {ctx.world} ranks")
     rows_local = r.batch_size // ctx.world
     if rows_local % r.minibatches:
-        sys.exit(f"train.py: config error: rl.minibatches (command line): {rows_local} rollouts per rank do not "
-                 f"split into {r.minibatches} minibatches")
+        stop("rl.minibatches", f"{rows_local} rollouts per rank do not split into {r.minibatches} minibatches")
     per_rank = n_prompts // ctx.world
     eps_low, eps_high = cfg.clip_eps()
 
@@ -617,8 +619,10 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         if ecfg.backend == "hf" and r.async_rollouts:
             engine.model.load_state_dict(policy.state_dict())
         elif ecfg.backend == "vllm":
+            engine.wake_up()  # sleep mode (engine.enable_sleep_mode) frees its memory while we train
             sd = checkpoint.hf_weights(model, checkpoint.full_state_dict(model, cpu=False))
             engine.sync_weights(sd.items())
+            del sd
 
     pool = ThreadPoolExecutor(1) if r.async_rollouts else None
 
@@ -642,6 +646,8 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         t = time.time()
         if pool is None:
             batch = launch(step)
+            if ecfg.backend == "vllm":
+                engine.sleep()
         else:
             batch = (pending or launch(step)).result()
             sync_engine()
@@ -665,8 +671,6 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         bonus, u = torch.zeros_like(rewards), torch.zeros_like(rewards)
         if cfg.novelty.enabled:
             idx = [i for i, ok in enumerate(correct) if ok]
-            if ctx.world > 1 and strategy == "fsdp":
-                raise NotImplementedError("novelty with an FSDP-sharded reference")  # ref is never sharded today
             if idx:
                 nll = [-lp for lp in sequence_logps(ref, [rows[i] for i in idx], cfg, ctx, tok.pad_token_id, 1.0,
                                                     r.micro_batch_size)]

@@ -94,9 +94,11 @@ def unwrap_hf(model: torch.nn.Module) -> torch.nn.Module:
 
 
 def all_reduce(t: torch.Tensor, op: str = "sum") -> torch.Tensor:
+    """Reduce over ranks and return the result on t's device (NCCL only reduces GPU tensors)."""
     ops = {"sum": dist.ReduceOp.SUM, "max": dist.ReduceOp.MAX, "min": dist.ReduceOp.MIN}
-    dist.all_reduce(t, op=ops[op])
-    return t
+    x = t.cuda() if dist.get_backend() == "nccl" and t.device.type != "cuda" else t
+    dist.all_reduce(x, op=ops[op])
+    return x.to(t.device)
 
 
 def all_gather_object(obj) -> list:
