@@ -11,6 +11,7 @@ Only killing a process reliably stops that, so the pool replaces a worker that o
 from __future__ import annotations
 
 import re
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from queue import Queue
@@ -84,18 +85,27 @@ def grade_math(gold: str, response: str) -> bool:
 
 def _warm() -> None:
     """Import math-verify (seconds) before the first timed call of a fresh worker."""
-    _verify("1", "1")
+    _verify_timed("1", "1")
 
 
-def _verify(gold: str, answer: str) -> bool:
+def _verify(gold: str, answer: str, timeout: int = 5) -> bool:
+    return _verify_timed(gold, answer, timeout)[0]
+
+
+def _verify_timed(gold: str, answer: str, timeout: int = 5) -> tuple[bool, bool]:
+    """(equal, overran). math-verify's own (SIGALRM) timeouts stop most slow inputs without
+    costing a worker, but return a silent False: the elapsed time tells an overrun apart. The
+    pool's process kill is the backstop for C code that ignores signals."""
     from math_verify import parse, verify
 
+    t0 = time.monotonic()
     try:
-        g = parse(_dollars(gold))
-        a = parse(_dollars(answer))
-        return bool(g and a and verify(g, a))
+        g = parse(_dollars(gold), parsing_timeout=timeout)
+        a = parse(_dollars(answer), parsing_timeout=timeout)
+        equal = bool(g and a and verify(g, a, timeout_seconds=timeout))
     except Exception:  # math-verify/sympy raise many types on malformed LaTeX: a wrong answer
-        return False
+        equal = False
+    return equal, not equal and time.monotonic() - t0 >= timeout
 
 
 @dataclass
@@ -121,7 +131,9 @@ class MathGrader:
             return Grade(False, "no_answer", None)
         worker = self._workers.get()
         try:
-            return Grade(bool(worker.call(_verify, gold, answer, timeout=self.timeout_s)), "ok", answer)
+            inner = max(1, int(self.timeout_s / 2))  # math-verify gives up first when it can
+            equal, overran = worker.call(_verify_timed, gold, answer, inner, timeout=self.timeout_s)
+            return Grade(equal, "timeout" if overran else "ok", answer)
         except TimeoutError:
             return Grade(False, "timeout", answer)
         except (WorkerCrashed, MemoryError, RuntimeError, OSError):

@@ -69,6 +69,7 @@ class TimeoutWorker:
         self.init, self.init_timeout = init, init_timeout
         self._proc: subprocess.Popen | None = None
         self._conn: Connection | None = None
+        self._init_pending = False
         self._lock = threading.Lock()
         self._pid = os.getpid()
 
@@ -80,6 +81,17 @@ class TimeoutWorker:
                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         child.close()
         self._conn = Connection(parent.detach())
+
+    def _spawn(self) -> None:
+        """Start a worker and send it the init call without waiting: after a kill, the
+        replacement warms up while the caller is busy elsewhere."""
+        self._start()
+        if self.init is not None:
+            try:
+                self._conn.send((self.init, (), {}))
+                self._init_pending = True
+            except (BrokenPipeError, ConnectionResetError, OSError):  # died at birth: retry lazily
+                self._kill()
 
     def _kill(self) -> None:
         if self._proc is not None:
@@ -98,10 +110,16 @@ class TimeoutWorker:
         with self._lock:
             if self._proc is None or self._proc.poll() is not None:
                 self._kill()
-                self._start()
-                if self.init is not None:
-                    self._roundtrip(self.init, (), {}, self.init_timeout)
-            reply = self._roundtrip(fn, args, kwargs, timeout)
+                self._spawn()
+            if self._init_pending:
+                self._init_pending = False
+                self._reply(self.init, self.init_timeout, respawn=False)
+            try:
+                self._conn.send((fn, args, kwargs))
+            except (BrokenPipeError, ConnectionResetError, OSError):
+                self._kill()
+                raise WorkerCrashed("timeout worker died before the call") from None
+            reply = self._reply(fn, timeout, respawn=True)
         if reply[0] == "ok":
             return reply[1]
         error, trace = reply[1], reply[2]
@@ -109,16 +127,19 @@ class TimeoutWorker:
             error.add_note(f"in the timeout worker:\n{trace}")
         raise error
 
-    def _roundtrip(self, fn: Callable[..., Any], args: tuple, kwargs: dict, timeout: float):
+    def _reply(self, fn: Callable[..., Any], timeout: float, respawn: bool):
+        """Wait for the answer to the call just sent; on overrun or death kill the worker (and,
+        for ordinary calls, start its replacement at once)."""
         try:
-            self._conn.send((fn, args, kwargs))
             ready = self._conn.poll(timeout)
             reply = self._conn.recv() if ready else None
-        except (BrokenPipeError, ConnectionResetError, EOFError):
+        except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
             self._kill()
             raise WorkerCrashed("timeout worker died before answering") from None
         if not ready:
             self._kill()
+            if respawn:
+                self._spawn()
             raise TimeoutError(f"{getattr(fn, '__name__', fn)} ran past {timeout} s; worker killed")
         return reply
 
