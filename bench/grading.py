@@ -36,7 +36,7 @@ def responses(n: int, seed: int = 0) -> list[tuple[str, str]]:
     for i in range(n):
         gold = rng.choice(GOLDS)
         r = rng.random()
-        if i % 100 < 3:  # 3% pathological
+        if i % 100 == 0:  # 1% pathological
             resp = rng.choice(PATHOLOGICAL)
         elif r < 0.4:
             resp = f"Some reasoning... so the answer is \\boxed{{{RIGHT[gold]}}}."
