@@ -128,6 +128,8 @@ class TrainConfig:
     resume: bool = field(False, help="continue from the last checkpoint in the run directory (fresh start if none)")
     tensorboard: bool = field(False, help="also log to TensorBoard (needs `pip install tensorboard`)")
     peak_tflops: float = field(0.0, help="GPU peak bf16 TFLOPS for the MFU metric; 0: guess from the GPU name")
+    cpu_threads: int = field(0, help="torch threads on CPU; 0: torch's default. On a small or shared machine 1 is "
+                                     "often several times faster (idle OpenMP threads spin)")
 
     def clip_eps(self) -> tuple[float, float]:
         low, high = (0.2, 0.25) if self.rl.level == "token" else (3e-4, 4e-4)
@@ -149,6 +151,11 @@ class TrainConfig:
             yield "optim.lr", "must be > 0"
         if self.lora.enabled and self.lora.r < 1:
             yield "lora.r", "must be >= 1"
+        if self.tensorboard:
+            import importlib.util
+
+            if importlib.util.find_spec("tensorboard") is None:
+                yield "tensorboard", "needs the tensorboard package (pip install tensorboard)"
         if self.stage == "sft":
             s = self.sft
             if not s.data:
@@ -879,6 +886,8 @@ def main(argv: list[str]) -> None:
     from utils import dist
 
     ctx = dist.init()
+    if ctx.device.type == "cpu" and cfg.cpu_threads:
+        torch.set_num_threads(cfg.cpu_threads)
     torch.manual_seed(cfg.seed + ctx.rank)
     try:
         if cfg.stage == "sft":
