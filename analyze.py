@@ -378,25 +378,38 @@ def group_stats(traces: list[Trace], motifs: list[tuple[str, ...]], cfg: Analyze
     return row
 
 
-def motif_table(traces: list[Trace], max_k: int) -> list[dict]:
-    """Corpus counts of every k-gram (k = 2..max_k) with the paper's filter (>= 5 occurrences for
-    k <= 5, >= 10 above), with the number of traces holding it and the mean per-trace frequency
-    over traces long enough to hold a k-gram."""
+def motif_tables(grouped: dict[tuple, list[Trace]], max_k: int) -> dict[tuple, list[dict]]:
+    """Per group: corpus counts of every k-gram (k = 2..max_k) with the paper's filter (>= 5
+    occurrences for k <= 5, >= 10 above), the number of traces holding it, and the mean per-trace
+    frequency over the traces long enough to hold a k-gram. Each trace is counted once and added to
+    every group it belongs to (a trace sits in up to two outcome groups)."""
     from utils.motifs import filter_corpus, kgram_counts, with_breaks
 
-    rows = []
-    lengths = [len(with_breaks(t.labels)) for t in traces]
-    for k in range(2, max_k + 1):
-        per_trace = [kgram_counts(t.labels, k) for t in traces]
-        total = Counter()
-        for c in per_trace:
-            total.update(c)
-        eligible = [(c, L) for c, L in zip(per_trace, lengths) if L >= k]
+    member: dict[int, list[tuple]] = defaultdict(list)
+    traces: dict[int, Trace] = {}
+    for key, ts in grouped.items():
+        for t in ts:
+            member[id(t)].append(key)
+            traces[id(t)] = t
+    totals = defaultdict(Counter)  # (group, k) -> motif -> count
+    freq = defaultdict(Counter)  # (group, k) -> motif -> sum of per-trace frequencies
+    holding = defaultdict(Counter)  # (group, k) -> motif -> traces holding it
+    eligible = Counter()  # (group, k) -> traces with L >= k
+    for tid, t in traces.items():
+        L = len(with_breaks(t.labels))
+        for k in range(2, min(max_k, L) + 1):
+            counts = kgram_counts(t.labels, k)
+            for key in member[tid]:
+                totals[(key, k)].update(counts)
+                freq[(key, k)].update({m: c / (L - k + 1) for m, c in counts.items()})
+                holding[(key, k)].update(counts.keys())
+                eligible[(key, k)] += 1
+    out: dict[tuple, list[dict]] = defaultdict(list)
+    for (key, k), total in sorted(totals.items(), key=lambda kv: kv[0][1]):
         for motif, count in sorted(filter_corpus(total, k).items(), key=lambda kv: (-kv[1], kv[0])):
-            freq = sum(c[motif] / (L - k + 1) for c, L in eligible) / len(eligible)
-            rows.append({"k": k, "motif": ">".join(motif), "count": count,
-                         "traces": sum(motif in c for c in per_trace), "mean_frequency": freq})
-    return rows
+            out[key].append({"k": k, "motif": ">".join(motif), "count": count, "traces": holding[(key, k)][motif],
+                             "mean_frequency": freq[(key, k)][motif] / eligible[(key, k)]})
+    return out
 
 
 def pearson(xs: list[float], ys: list[float]) -> float:
@@ -536,10 +549,8 @@ def main(argv: list[str]) -> None:
                                     "labels": " ".join(t.labels)} for t in labelled])
 
     # 4. motifs per checkpoint x benchmark x outcome, and what changed from the first to the last checkpoint
-    motif_rows = []
-    for (c, b, o, s), ts in groups.items():
-        if s == "all":
-            motif_rows += [{"checkpoint": c, "benchmark": b, "outcome": o, **r} for r in motif_table(ts, cfg.max_k)]
+    tables = motif_tables({key: ts for key, ts in groups.items() if key[3] == "all"}, cfg.max_k)
+    motif_rows = [{"checkpoint": c, "benchmark": b, "outcome": o, **r} for (c, b, o, _), rs in tables.items() for r in rs]
     motif_rows.sort(key=lambda r: (checkpoints.index(r["checkpoint"]), r["benchmark"], r["outcome"], r["k"], -r["count"]))
     write_csv(out / "motifs.csv", motif_rows)
     changes = []

@@ -1,7 +1,7 @@
 """analyze.py throughput on one core: segmentation of 25,000-token traces, span labelling by the
 embedded n-gram classifier and the cue baseline, and the motif/depth statistics per trace.
 
-    python bench/analyze.py [--traces 200] [--hf runs/tiny]
+    python bench/analyze.py [--traces 200] [--hf runs/tiny] [--end-to-end 500]
 
 Traces are ~100 kB (25,000 tokens at 4 characters per token) of the shipped hand-written spans
 (data/spans/) laid out three ways: paragraphs with discourse markers, one-line-per-sentence
@@ -58,6 +58,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--traces", type=int, default=200)
     ap.add_argument("--hf", default="", help="also time an (untrained) HF sequence classifier from this directory")
+    ap.add_argument("--end-to-end", type=int, default=0, help="also time analyze.py (wall clock) on two checkpoints "
+                                                               "of this many 25,000-token traces each")
     args = ap.parse_args()
     import torch
 
@@ -100,6 +102,34 @@ def main() -> None:
         sub = [s for s, _ in pairs[:512]]
         rate, dt, _ = cpu_rate(hf.predict, sub)
         print(f"hf classifier    {rate:8.0f} spans/s per core   ({args.hf}, {len(sub)} spans, {dt:.2f} CPU s)")
+
+    if args.end_to_end:
+        end_to_end(args.end_to_end)
+
+
+def end_to_end(n: int) -> None:
+    import json
+    import subprocess
+    import tempfile
+
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        inputs = []
+        for c, seed in (("ckpt_a", 1), ("ckpt_b", 2)):
+            path = Path(tmp) / c / "samples.jsonl"
+            path.parent.mkdir()
+            rng = random.Random(seed)
+            with open(path, "w") as f:
+                for i, text in enumerate(traces(n, seed)):
+                    f.write(json.dumps({"benchmark": "bench", "problem_id": f"p{i // 4}", "sample": i % 4,
+                                        "correct": rng.random() < 0.4, "response": text}) + "\n")
+            inputs.append(str(path))
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "analyze.py", f"inputs=[{','.join(inputs)}]", f"out_root={tmp}", "name=bench",
+                        "passk=[1,4]"], cwd=root, check=True, capture_output=True)
+        dt = time.perf_counter() - t0
+        print(f"analyze.py       {2 * n / dt:8.1f} traces/s wall  (2 checkpoints x {n} traces of ~25,000 tokens, "
+              f"default config, {dt:.1f} s including the classifier's training and all tables and plots)")
 
 
 if __name__ == "__main__":

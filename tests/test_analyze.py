@@ -201,3 +201,40 @@ def test_tiny_model_pipeline_generate_evaluate_analyze(tmp_path):
         assert (out / name).is_file(), name
     assert (out / "primitives_puzzles.png").is_file() and (out / "depth_puzzles.png").is_file()
     assert json.loads((out / "bad_input.json").read_text())["traces"] == 6
+
+
+def test_statistics_on_hand_computed_traces():
+    import analyze
+    from analyze import Trace
+
+    cfg = analyze.AnalyzeConfig(bootstrap=200)
+    a = Trace("c", "b", "p1", 0, True, labels=["setup", "compute", "check", "compute", "other", "check"])
+    b = Trace("c", "b", "p1", 1, False, labels=["hypothesize", "compute", "backtrack", "compute", "check"])
+    c = Trace("c", "b", "p2", 0, None, labels=["plan"])
+    row = analyze.group_stats([a, b, c], [("compute", "check")], cfg)
+    # depths: a = 4 (setup compute check compute), b = 2 (compute check), c = 0
+    assert row["chain_depth_mean"] == pytest.approx(2.0) and row["chain_depth_p90"] == pytest.approx(3.6)
+    assert row["chain_depth_ci_lo"] <= 2.0 <= row["chain_depth_ci_hi"]
+    # exploit runs: a [4, 1], b [1, 2]: mean 2, four runs over three traces
+    assert row["exploit_run_mean"] == 2.0 and row["exploit_runs_per_trace"] == pytest.approx(4 / 3)
+    assert row["compute_per_trace"] == pytest.approx(4 / 3) and row["other_share"] == pytest.approx(1 / 12)
+    assert row["recovery_per_trace"] == pytest.approx(1 / 3)  # only (hypothesize, compute, backtrack) in b
+    assert row["motif:compute>check"] == pytest.approx(2 / 3)  # a: 1 (the one before `other`), b: 1
+    assert row["solved"] == 1 and row["traces"] == 3
+
+    # motif tables: five copies of `a` pass the k <= 5 filter (>= 5); the frequency is per trace
+    tables = analyze.motif_tables({("g",): [a] * 5, ("h",): [a, b]}, max_k=4)
+    got = {(r["k"], r["motif"]): r for r in tables[("g",)]}
+    # a after the break mapping: setup compute check compute BREAK check (L = 6)
+    assert got[(2, "compute>check")]["count"] == 5 and got[(2, "compute>check")]["traces"] == 5
+    assert got[(2, "compute>check")]["mean_frequency"] == pytest.approx(1 / 5)
+    assert got[(4, "setup>compute>check>compute")]["mean_frequency"] == pytest.approx(1 / 3)
+    assert (2, "compute>other") not in got and (2, "check>compute") in got
+    assert tables[("h",)] == []  # two traces never reach the corpus filter
+
+    assert analyze.percentile([1, 2, 3, 4], 0.5) == 2.5
+    assert analyze.pearson([1, 2, 3], [2, 4, 6]) == pytest.approx(1.0)
+    assert analyze._ranks([10, 30, 20, 20]) == [0, 3, 1.5, 1.5]
+    t = lambda pid, ok: Trace("c", "b", pid, 0, ok)  # noqa: E731
+    assert analyze.passk_table([t("p", True), t("p", False), t("q", False), t("q", False)], [1, 2, 4]) == \
+        {("c", "b"): {1: 0.25, 2: 0.5}}

@@ -15,6 +15,7 @@ import json
 import math
 import re
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -24,6 +25,9 @@ from utils.motifs import LABELS
 
 SHIPPED_SPANS = Path(__file__).resolve().parent.parent / "data" / "spans"
 
+# A segmenter span is at most ~1000 characters unless the text has no sentence ends at all (a
+# degenerate loop, a 1 MB line of digits): its first 4000 characters say all the model can use.
+MAX_FEATURE_CHARS = 4000
 MATHY = frozenset("=+*/^<>≡≥≤0")
 _TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+|[=+*/^<>≡≥≤?!:()\[\]{}|#.,-]")
 
@@ -42,23 +46,28 @@ def load_spans(path: str | Path) -> list[dict]:
     return rows
 
 
+_DIGITS = re.compile(r"\d+")
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
+
+
 def _tokens(text: str) -> list[str]:
-    return ["0" if t.isdigit() else t for t in _TOKEN.findall(text.lower())]
+    return _TOKEN.findall(_DIGITS.sub("0", text.lower()))
 
 
 def features(span: str, prev: str = "") -> Counter:
     """Sparse features of one span: word 1- and 2-grams, the first one to three words and the bag of
     the first six (where discourse markers sit), the previous span's first two words, and
     length/symbol-density bins. (Chosen by 5-fold cross-validation over the traces of the train split.)"""
+    span = span[:MAX_FEATURE_CHARS]
     toks = _tokens(span)
-    words = [t for t in toks if t[0].isalpha()]
+    words = _WORD.findall(span[:200].lower())[:6]  # the opening words (the first 200 characters hold six)
     f = Counter(toks)
-    f.update(a + " " + b for a, b in zip(toks, toks[1:]))
+    f.update(map(" ".join, zip(toks, toks[1:])))
     for n in (1, 2, 3):
         if len(words) >= n:
             f["^" + " ".join(words[:n])] += 1
     f.update("^^" + w for w in words[:6])  # the opening words in any order ("so let me check", "let me check")
-    pw = [t for t in _tokens(prev[:80]) if t[0].isalpha()][:2]
+    pw = _WORD.findall(prev[:80].lower())[:2]
     if pw:
         f["prev^" + " ".join(pw)] += 1
     else:
@@ -69,6 +78,20 @@ def features(span: str, prev: str = "") -> Counter:
     if toks and len(set(toks)) < 0.25 * len(toks) and len(toks) > 12:
         f["repetitive"] += 1  # degenerate loops ("the answer the answer ...") are `other`
     return f
+
+
+@contextmanager
+def _one_thread():
+    """The n-gram model's matrices are small: torch's thread pool only adds synchronisation, 5-8x
+    slower on a busy 2-core machine than one thread. The caller's setting is restored."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 @dataclass
@@ -90,21 +113,28 @@ class NgramClassifier:
     def _matrix(self, pairs: Sequence[tuple[str, str]]):
         """Dense rows of L2-normalised log-counts plus a bias column (a few thousand columns: dense is
         faster than torch.sparse here, both to train and to predict)."""
+        import numpy as np
         import torch
 
         rows, cols, vals = [], [], []
+        vocab = self.vocab
         for i, (span, prev) in enumerate(pairs):
-            feats = [(self.vocab[k], math.log1p(v)) for k, v in features(span, prev).items() if k in self.vocab]
+            feats = [(j, math.log1p(v)) for k, v in features(span, prev).items() if (j := vocab.get(k)) is not None]
             norm = math.sqrt(sum(v * v for _, v in feats)) or 1.0
             rows += [i] * len(feats)
             cols += [j for j, _ in feats]
             vals += [v / norm for _, v in feats]
-        x = torch.zeros(len(pairs), len(self.vocab) + 1)
-        x[torch.tensor(rows, dtype=torch.long), torch.tensor(cols, dtype=torch.long)] = torch.tensor(vals)
+        x = torch.zeros(len(pairs), len(vocab) + 1)
+        x[torch.from_numpy(np.array(rows, dtype=np.int64)), torch.from_numpy(np.array(cols, dtype=np.int64))] = \
+            torch.from_numpy(np.array(vals, dtype=np.float32))
         x[:, -1] = 1.0
         return x
 
     def fit(self, pairs: Sequence[tuple[str, str]], labels: Sequence[str]) -> "NgramClassifier":
+        with _one_thread():
+            return self._fit(pairs, labels)
+
+    def _fit(self, pairs: Sequence[tuple[str, str]], labels: Sequence[str]) -> "NgramClassifier":
         import torch
 
         docs = Counter()
@@ -130,12 +160,11 @@ class NgramClassifier:
         return self
 
     def predict(self, pairs: Sequence[tuple[str, str]], batch_size: int = 1024) -> list[str]:
-        import torch
-
         out: list[str] = []
-        for i in range(0, len(pairs), batch_size):
-            x = self._matrix(pairs[i:i + batch_size])
-            out += [LABELS[j] for j in (x @ self.weight).argmax(-1).tolist()]
+        with _one_thread():
+            for i in range(0, len(pairs), batch_size):
+                x = self._matrix(pairs[i:i + batch_size])
+                out += [LABELS[j] for j in (x @ self.weight).argmax(-1).tolist()]
         return out
 
 
