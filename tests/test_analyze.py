@@ -238,3 +238,16 @@ def test_statistics_on_hand_computed_traces():
     t = lambda pid, ok: Trace("c", "b", pid, 0, ok)  # noqa: E731
     assert analyze.passk_table([t("p", True), t("p", False), t("q", False), t("q", False)], [1, 2, 4]) == \
         {("c", "b"): {1: 0.25, 2: 0.5}}
+
+
+def test_segmentation_regressions():
+    from utils.segment import segment, segment_slices
+
+    para = "The grid has five rows and five columns, and every clue must be satisfied exactly. " * 5
+    # Windows line endings still separate paragraphs; curly apostrophes still open marker lines
+    assert len(segment(para + "\r\n\r\n" + para)) == 2
+    assert [s[:5] for s in segment(para + "\nLet’s try x = 2. " + para)] == ["The g", "Let’s"]
+    assert [s[:6] for s in segment(para + "\n- Wait, " + para)] == ["The gr", "- Wait"]
+    # spans start and end on non-whitespace, so joining them loses only whitespace
+    text = "  \n\n" + para + "\n\n\t Check: " + para + "  \n\n  "
+    assert all(not text[a].isspace() and not text[b - 1].isspace() for a, b in segment_slices(text))

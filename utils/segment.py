@@ -20,18 +20,18 @@ MIN_TOKENS, MAX_TOKENS, TAIL_TOKENS = 80, 250, 40
 MARKERS = [
     r"(?:case|step|option)\s+\d+",  # numbered steps
     r"first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|finally",  # sequential connectives
-    r"suppose|assume|let's|let us|what if",  # hypothetical openers
+    r"suppose|assume|let[’']s|let us|what if",  # hypothetical openers
     r"check(?:ing)?|verify(?:ing)?|confirm(?:ing)?|let me (?:check|verify|confirm)",  # verification
     r"wait|actually|hmm+|hold on|oops",  # self-correction
     r"instead|alternatively|going back|let me (?:reconsider|try again|go back)",  # redirection
     r"therefore|hence|thus|so the answer|in conclusion",  # conclusions
-    r"contradiction|this doesn't work|this does not work|that doesn't work",  # failure markers
+    r"contradiction|this doesn[’']t work|this does not work|that doesn[’']t work",  # failure markers
 ]
 # The paper's multi-line regex (a marker at the start of a line, after bullets) and the blank-line
 # paragraph split as one pass. It starts with a literal newline so the engine jumps from newline to
 # newline instead of trying every position (3x faster on 100 kB traces than ^ with re.MULTILINE):
 # a blank-line run is a paragraph boundary, a newline followed by a marker is a marker cut.
-CUT_RE = re.compile(r"\n(?:[ \t]*\n\s*|(?=[ \t>*#\-]*(?:" + "|".join(MARKERS) + r")\b))", re.IGNORECASE)
+CUT_RE = re.compile(r"\n(?:[ \t\r]*\n\s*|(?=[ \t>*#\-]*(?:" + "|".join(MARKERS) + r")\b))", re.IGNORECASE)
 SENTENCE_END_RE = re.compile(r"[.!?]\s+")
 
 
