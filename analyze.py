@@ -271,6 +271,18 @@ def _cached_predict(clf, texts: list[str], cache: Path) -> list[str]:
     return [known[k] for k in keys]
 
 
+def _context(spans: list[str], i: int, chars: int) -> list[str]:
+    """The spans before spans[i], nearest last, only as many as cover `chars` characters: the judge
+    sees the last `chars` anyway, and joining every earlier span of a 1 MB trace for each of its
+    thousands of spans would build gigabytes of strings."""
+    out, n, j = [], 0, i - 1
+    while j >= 0 and n < chars:
+        out.append(spans[j])
+        n += len(spans[j]) + 2
+        j -= 1
+    return out[::-1]
+
+
 def label_traces(cfg: AnalyzeConfig, traces: list[Trace], out: Path, bad: Counter) -> dict:
     """Fill trace.labels for every trace; returns the labeller report (macro-F1s, agreement)."""
     from utils.labels import confusion_matrix, cue_label, macro_f1, per_label_f1
@@ -279,11 +291,13 @@ def label_traces(cfg: AnalyzeConfig, traces: list[Trace], out: Path, bad: Counte
     pairs = [(traces[t].spans[i], traces[t].spans[i - 1] if i else "") for t, i in where]
     report: dict = {"labeler": cfg.labeler, "spans": len(pairs)}
     t0 = time.time()
-    if cfg.labeler == "cue":
+    if not pairs:
+        labels = []  # nothing to label (every response empty): no judge is asked, nothing is trained
+    elif cfg.labeler == "cue":
         labels = [cue_label(s) for s, _ in pairs]
         _shipped_eval(lambda ps: [cue_label(s) for s, _ in ps], report)
     elif cfg.labeler == "judges":
-        items = [(traces[t].spans[i], traces[t].spans[:i]) for t, i in where]
+        items = [(traces[t].spans[i], _context(traces[t].spans, i, cfg.context_chars)) for t, i in where]
         labels, report["judges"] = _judge(cfg, items, out, bad)
     else:
         c = cfg.classifier
@@ -298,12 +312,14 @@ def label_traces(cfg: AnalyzeConfig, traces: list[Trace], out: Path, bad: Counte
             # consensus on most traces and is scored on the held-out ones, then labels everything.
             rng = random.Random(cfg.seed)
             chosen = sorted(rng.sample(range(len(where)), min(cfg.judge_spans, len(where))))
-            items = [(traces[where[j][0]].spans[where[j][1]], traces[where[j][0]].spans[:where[j][1]]) for j in chosen]
+            items = [(pairs[j][0], _context(traces[where[j][0]].spans, where[j][1], cfg.context_chars)) for j in chosen]
             consensus_labels, report["judges"] = _judge(cfg, items, out, bad)
             held = {t for t in sorted({where[j][0] for j in chosen}) if random.Random(f"{cfg.seed}/{t}").random() < c.heldout_fraction}
             triples = [(pairs[j][0], pairs[j][1], y) for j, y in zip(chosen, consensus_labels)]
             train = [tr for j, tr in zip(chosen, triples) if where[j][0] not in held]
             test = [tr for j, tr in zip(chosen, triples) if where[j][0] in held]
+            if not train:  # so few judged traces that all were held out: train on them, score nothing
+                train, test = test, []
             predict = _fit_classifier(cfg, train, out)
             if test:
                 gold, pred = [y for _, _, y in test], predict([(s, p) for s, p, _ in test])
@@ -312,7 +328,7 @@ def label_traces(cfg: AnalyzeConfig, traces: list[Trace], out: Path, bad: Counte
                                             "confusion": confusion_matrix(gold, pred),
                                             "cue_baseline_macro_f1": macro_f1(gold, [cue_label(s) for s, _, _ in test])}
         _shipped_eval(predict, report)
-        labels = predict(pairs) if pairs else []
+        labels = predict(pairs)
     report["seconds"] = round(time.time() - t0, 2)
     for (t, _), label in zip(where, labels):
         traces[t].labels.append(label)

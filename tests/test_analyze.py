@@ -184,6 +184,15 @@ def test_judges_then_fine_tuned_classifier_resumes(eval_runs, tmp_path):
     assert [json.loads(line)["label"] for line in (out / "spans.jsonl").read_text().splitlines()] == [s["label"] for s in spans]
     assert "fine-tuning" in first.stderr
 
+    # the jury alone labels every span; the span labels are its consensus
+    run("analyze.py", [a for a in args if not a.startswith("classifier.")] + ["labeler=judges", "name=jury"])
+    out = tmp_path / "jury" / "analysis"
+    consensus = [json.loads(line) for line in (out / "consensus.jsonl").read_text().splitlines()]
+    spans = [json.loads(line) for line in (out / "spans.jsonl").read_text().splitlines()]
+    assert [c["label"] for c in consensus] == [s["label"] for s in spans] and len(spans) > 60
+    assert all(c["span"] == s["text"] for c, s in zip(consensus, spans))
+    assert any(s["text"].startswith("Wait") and s["label"] == "backtrack" for s in spans)
+
 
 def test_tiny_model_pipeline_generate_evaluate_analyze(tmp_path):
     """The CPU pipeline of `make demo`: untrained tiny-model output is noise, and analyze.py must
