@@ -535,6 +535,10 @@ def main(argv: list[str]) -> None:
                                        "tokens": n, "text": span}
                                       for t in traces for i, (span, label, n) in enumerate(zip(t.spans, t.labels, t.tokens))))
     atomic_write_text(out / "labeler.json", json.dumps(label_report, indent=2) + "\n")
+    for split in ("shipped_heldout", "judged_heldout"):  # rows: gold label, columns: predicted
+        if split in label_report:
+            write_csv(out / f"confusion_{split}.csv", [{"gold": g, **dict(zip(LABELS, counts))}
+                                                       for g, counts in zip(LABELS, label_report[split]["confusion"])])
 
     # 3. statistics per checkpoint x benchmark x outcome x problem subset (traces with spans only)
     labelled = [t for t in traces if t.labels]
@@ -660,12 +664,14 @@ def write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, png
     if "judged_heldout" in lr:
         j = lr["judged_heldout"]
         lines.append(f"Against the judges' consensus on {j['spans']} held-out judged spans: macro-F1 "
-                     f"{j['macro_f1']:.3f} (cue baseline {j['cue_baseline_macro_f1']:.3f}; paper: 0.80).")
+                     f"{j['macro_f1']:.3f} (cue baseline {j['cue_baseline_macro_f1']:.3f}; paper: 0.80); confusion "
+                     f"matrix [confusion_judged_heldout.csv](confusion_judged_heldout.csv).")
     if "shipped_heldout" in lr:
         s = lr["shipped_heldout"]
         lines.append(f"On the {s['spans']} shipped held-out spans (data/spans/heldout.jsonl): macro-F1 "
-                     f"{s['macro_f1']:.3f} (cue baseline {s['cue_baseline_macro_f1']:.3f}). Confusion matrix and "
-                     f"per-label F1 in [labeler.json](labeler.json).")
+                     f"{s['macro_f1']:.3f} (cue baseline {s['cue_baseline_macro_f1']:.3f}); confusion matrix "
+                     f"[confusion_shipped_heldout.csv](confusion_shipped_heldout.csv), per-label F1 in "
+                     f"[labeler.json](labeler.json).")
     if "judges" in lr:
         jr = lr["judges"]
         pairs = "; ".join(f"{'/'.join(p['judges'])} {p['agreement']:.2f} (κ {fmt(p['cohen_kappa'])})" for p in jr["pairs"])

@@ -5,8 +5,9 @@ answers `LABEL: <label>`. A reply without a label of the vocabulary is asked aga
 second reply is no better the span is recorded as `other` and counted as invalid. The consensus
 is the majority label; a tie goes to the tied label named by the judge listed first.
 
-Verdicts are appended to a JSONL cache after every batch, keyed by judge and prompt hash, so an
-interrupted run continues where it stopped and a finished one is not paid for twice.
+Verdicts are appended to a JSONL cache after every batch, keyed by judge name, judge model and
+prompt hash, so an interrupted run continues where it stopped, a finished one is not paid for
+twice, and a judge pointed at another model is asked again.
 """
 from __future__ import annotations
 
@@ -70,12 +71,12 @@ def judge_spans(items: Sequence[tuple[str, Sequence[str]]], judges: Sequence[Jud
     done: dict[tuple[str, str], Verdict] = {}
     drop_torn_tail(cache)
     for row in read_jsonl_tolerant(cache):
-        done[(row["judge"], row["key"])] = Verdict(row["label"], row["valid"], row["reasked"])
+        done[(row["judge"], row.get("model", ""), row["key"])] = Verdict(row["label"], row["valid"], row["reasked"])
     out: dict[str, list[Verdict]] = {}
     for judge in judges:
         pending: dict[str, int] = {}  # identical prompts are asked once
         for i, k in enumerate(keys):
-            if (judge.name, k) not in done:
+            if (judge.name, judge.engine.model, k) not in done:
                 pending.setdefault(k, i)
         todo_unique = list(pending.values())
         if todo_unique:
@@ -93,13 +94,14 @@ def judge_spans(items: Sequence[tuple[str, Sequence[str]]], judges: Sequence[Jud
                 rows = []
                 for j, i in enumerate(batch):
                     verdict = Verdict(labels[j] or "other", labels[j] is not None, j in again)
-                    done[(judge.name, keys[i])] = verdict
-                    rows.append({"judge": judge.name, "key": keys[i], "label": verdict.label, "valid": verdict.valid,
+                    done[(judge.name, judge.engine.model, keys[i])] = verdict
+                    rows.append({"judge": judge.name, "model": judge.engine.model, "key": keys[i],
+                                 "label": verdict.label, "valid": verdict.valid,
                                  "reasked": verdict.reasked, "reply": replies[j][-200:]})
                 append_jsonl(cache, rows)
                 if log:
                     log(f"judge {judge.name}: {min(start + batch_size, len(todo_unique))}/{len(todo_unique)} spans")
-        out[judge.name] = [done[(judge.name, k)] for k in keys]
+        out[judge.name] = [done[(judge.name, judge.engine.model, k)] for k in keys]
     return out
 
 
