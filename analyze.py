@@ -515,7 +515,6 @@ def main(argv: list[str]) -> None:
     cfg = load(AnalyzeConfig, argv, prog="analyze.py")
     from utils.config import save_run_info
     from utils.motifs import LABELS, chain_depth, parse_motif
-    from utils.plots import depth_histograms, hbars, primitive_bars, primitive_strips
     from utils.records import atomic_write_text, write_jsonl
 
     out = (Path(cfg.out_root) / cfg.name if cfg.name else Path(cfg.inputs[0]).parent) / "analysis"
@@ -573,40 +572,70 @@ def main(argv: list[str]) -> None:
     motif_rows = [{"checkpoint": c, "benchmark": b, "outcome": o, **r} for (c, b, o, _), rs in tables.items() for r in rs]
     motif_rows.sort(key=lambda r: (checkpoints.index(r["checkpoint"]), r["benchmark"], r["outcome"], r["k"], -r["count"]))
     write_csv(out / "motifs.csv", motif_rows)
-    changes = []
-    if len(checkpoints) > 1:
-        first, last = checkpoints[0], checkpoints[-1]
-        for b in benchmarks:
-            freq = {c: {(r["k"], r["motif"]): r["mean_frequency"] for r in motif_rows
-                        if r["checkpoint"] == c and r["benchmark"] == b and r["outcome"] == "all"} for c in (first, last)}
-            for k, m in sorted(set(freq[first]) | set(freq[last])):
-                a, z = freq[first].get((k, m), 0.0), freq[last].get((k, m), 0.0)
-                changes.append({"benchmark": b, "k": k, "motif": m, f"freq_{first}": a, f"freq_{last}": z,
-                                "change": z - a, "log2_ratio": math.log2((z + 1e-3) / (a + 1e-3))})
-        changes.sort(key=lambda r: -abs(r["change"]))
+    changes = motif_changes(motif_rows, checkpoints, benchmarks)
     write_csv(out / "motif_changes.csv", changes)
 
-    # 5. correlation of each statistic with pass@k across checkpoints (per benchmark)
-    skip = ("checkpoint", "benchmark", "outcome", "subset", "traces", "solved", "chain_depth_ci_lo", "chain_depth_ci_hi")
-    stat_cols = [k for k in stats[0] if k not in skip and not k.startswith("pass@")] if stats else []
-    corr = []
-    for b in benchmarks:
-        rows = [r for r in stats if r["benchmark"] == b and r["outcome"] == "all" and r["subset"] == "all"]
-        for k in cfg.passk:
-            pts = [r for r in rows if f"pass@{k}" in r]
-            if len(pts) < 3:
-                continue  # two points always lie on a line: r = +-1 says nothing
-            ys = [r[f"pass@{k}"] for r in pts]
-            for col in stat_cols:
-                xs = [r[col] for r in pts]
-                corr.append({"benchmark": b, "k": k, "statistic": col, "checkpoints": len(pts),
-                             "pearson": pearson(xs, ys), "spearman": pearson(_ranks(xs), _ranks(ys))})
+    # 5. correlation of each statistic with pass@k across checkpoints
+    corr = correlations(stats, benchmarks, cfg.passk)
     write_csv(out / "correlations.csv", corr)
     write_csv(out / "passk.csv", [{"checkpoint": c, "benchmark": b, "k": k, "pass@k": v}
                                   for (c, b), per in passk.items() for k, v in per.items()])
     atomic_write_text(out / "bad_input.json", json.dumps(dict(bad), indent=2) + "\n")
 
     # 6. plots
+    pngs = write_plots(cfg, out, stats, groups, labelled, changes, checkpoints, benchmarks)
+
+    # 7. the one-page summary
+    summary = write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, pngs, checkpoints, benchmarks)
+    atomic_write_text(out / "summary.md", summary)
+    log(f"wrote {out}/summary.md, stats.csv, primitives.csv, motifs.csv, motif_changes.csv, correlations.csv, "
+        f"traces.csv, spans.jsonl and {len(pngs)} plots")
+    print(out / "summary.md")
+
+
+def motif_changes(motif_rows: list[dict], checkpoints: list[str], benchmarks: list[str]) -> list[dict]:
+    """Per benchmark, the mean per-trace frequency of every kept motif at the first and the last
+    checkpoint (input order), largest absolute change first: what training amplified or suppressed."""
+    if len(checkpoints) < 2:
+        return []
+    first, last = checkpoints[0], checkpoints[-1]
+    changes = []
+    for b in benchmarks:
+        freq = {c: {(r["k"], r["motif"]): r["mean_frequency"] for r in motif_rows
+                    if r["checkpoint"] == c and r["benchmark"] == b and r["outcome"] == "all"} for c in (first, last)}
+        for k, m in sorted(set(freq[first]) | set(freq[last])):
+            a, z = freq[first].get((k, m), 0.0), freq[last].get((k, m), 0.0)
+            changes.append({"benchmark": b, "k": k, "motif": m, f"freq_{first}": a, f"freq_{last}": z,
+                            "change": z - a, "log2_ratio": math.log2((z + 1e-3) / (a + 1e-3))})
+    return sorted(changes, key=lambda r: -abs(r["change"]))
+
+
+def correlations(stats: list[dict], benchmarks: list[str], ks: list[int]) -> list[dict]:
+    """Pearson and Spearman correlation of every statistic with pass@k across checkpoints, per
+    benchmark; only with 3 or more checkpoints (two points always lie on a line: r = +-1)."""
+    skip = ("checkpoint", "benchmark", "outcome", "subset", "traces", "solved", "chain_depth_ci_lo", "chain_depth_ci_hi")
+    cols = [k for k in stats[0] if k not in skip and not k.startswith("pass@")] if stats else []
+    out = []
+    for b in benchmarks:
+        rows = [r for r in stats if r["benchmark"] == b and r["outcome"] == "all" and r["subset"] == "all"]
+        for k in ks:
+            pts = [r for r in rows if f"pass@{k}" in r]
+            if len(pts) < 3:
+                continue
+            ys = [r[f"pass@{k}"] for r in pts]
+            for col in cols:
+                xs = [r[col] for r in pts]
+                out.append({"benchmark": b, "k": k, "statistic": col, "checkpoints": len(pts),
+                            "pearson": pearson(xs, ys), "spearman": pearson(_ranks(xs), _ranks(ys))})
+    return out
+
+
+def write_plots(cfg, out: Path, stats, groups, labelled, changes, checkpoints, benchmarks) -> list[str]:
+    """Per benchmark: primitive bars per checkpoint, chain-depth histograms, primitive strips of
+    single traces and the largest motif changes. Returns the PNG names."""
+    from utils.motifs import LABELS, chain_depth
+    from utils.plots import depth_histograms, hbars, primitive_bars, primitive_strips
+
     pngs = []
     for b in benchmarks:
         tag = b.replace("/", "_")
@@ -625,16 +654,10 @@ def main(argv: list[str]) -> None:
             pngs.append(f"strips_{tag}.png")
         top = [r for r in changes if r["benchmark"] == b][:cfg.top_motifs]
         if top:
-            hbars({f"{r['motif']}": r["change"] for r in top}, out / f"motif_changes_{tag}.png",
+            hbars({r["motif"]: r["change"] for r in top}, out / f"motif_changes_{tag}.png",
                   f"{b}: motif frequency change, {checkpoints[0]} -> {checkpoints[-1]}", "per-trace frequency change")
             pngs.append(f"motif_changes_{tag}.png")
-
-    # 7. the one-page summary
-    summary = write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, pngs, checkpoints, benchmarks)
-    atomic_write_text(out / "summary.md", summary)
-    log(f"wrote {out}/summary.md, stats.csv, primitives.csv, motifs.csv, motif_changes.csv, correlations.csv, "
-        f"traces.csv, spans.jsonl and {len(pngs)} plots")
-    print(out / "summary.md")
+    return pngs
 
 
 def strips(traces: list[Trace], bench: str, checkpoints: list[str], n_problems: int) -> list[tuple[str, list[str]]]:
