@@ -210,6 +210,8 @@ def test_tiny_model_pipeline_generate_evaluate_analyze(tmp_path):
         assert (out / name).is_file(), name
     assert (out / "primitives_puzzles.png").is_file() and (out / "depth_puzzles.png").is_file()
     assert json.loads((out / "bad_input.json").read_text())["traces"] == 6
+    labels = [label for t in rows(out / "traces.csv") for label in t["labels"].split()]
+    assert labels.count("other") >= len(labels) / 2  # an untrained model's token soup is not reasoning
 
 
 def test_statistics_on_hand_computed_traces():
