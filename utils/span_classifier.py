@@ -252,7 +252,6 @@ class HFSpanClassifier:
         import torch
 
         self.model.eval()
-        out: list[str] = []
         # longest first so each batch pads little; results are put back in input order
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         preds = [0] * len(texts)
@@ -262,8 +261,7 @@ class HFSpanClassifier:
                 logits = self.model(**self._batch([texts[j] for j in idx])).logits
                 for j, p in zip(idx, logits.argmax(-1).tolist()):
                     preds[j] = p
-        out = [LABELS[p] for p in preds]
-        return out
+        return [LABELS[p] for p in preds]
 
     def save(self, path: str | Path) -> None:
         self.model.save_pretrained(path)
