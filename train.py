@@ -16,7 +16,6 @@ checkpoints/step_*/ (HF model dir + trainer_state.pt) and final/ (the last model
 """
 from __future__ import annotations
 
-import json
 import math
 import sys
 import time
@@ -34,7 +33,8 @@ STAGES = ("sft", "rl")
 
 @dataclass
 class LoraSection:
-    enabled: bool = field(False, help="train LoRA adapters (peft) instead of all weights; checkpoints hold merged weights")
+    enabled: bool = field(False, help="train LoRA adapters (peft) instead of all weights; checkpoints hold "
+                                      "merged weights")
     r: int = field(16, help="LoRA rank")
     alpha: int = field(32, help="LoRA alpha (scaling alpha / r)")
     dropout: float = field(0.0, help="LoRA dropout")
@@ -82,7 +82,8 @@ class RLSection:
     group_size: int = field(8, help="rollouts per prompt, G (code-RL paper: 8)")
     minibatches: int = field(4, help="optimizer steps per rollout batch (GSPO: 4)")
     micro_batch_size: int = field(8, help="rollouts per forward pass on one rank (gradient accumulation)")
-    level: str = field("sequence", help="importance ratio: token (GRPO) or sequence (GSPO)", choices=("token", "sequence"))
+    level: str = field("sequence", help="importance ratio: token (GRPO) or sequence (GSPO)",
+                       choices=("token", "sequence"))
     eps_low: Optional[float] = field(None, help="lower clip; default by level: token 0.2 (code-RL paper), "
                                                 "sequence 3e-4 (GSPO paper)")
     eps_high: Optional[float] = field(None, help="upper clip (clip-higher); default by level: token 0.25 (code-RL "
@@ -122,7 +123,8 @@ class TrainConfig:
     sft: SFTSection = field(SFTSection(), help="stage=sft")
     rl: RLSection = field(RLSection(), help="stage=rl")
     novelty: NoveltySection = field(NoveltySection(), help="stage=rl: novelty bonus")
-    data: SamplerConfig = field(SamplerConfig(), help="stage=rl: prompt sources, env mix, curriculum, adaptive difficulty")
+    data: SamplerConfig = field(SamplerConfig(), help="stage=rl: prompt sources, env mix, curriculum, adaptive "
+                                                      "difficulty")
     save_every: int = field(50, help="checkpoint every this many steps (and at the end)")
     keep_last: int = field(2, help="checkpoints kept")
     resume: bool = field(False, help="continue from the last checkpoint in the run directory (fresh start if none)")
@@ -200,7 +202,8 @@ class TrainConfig:
         if r.engine.backend not in ("hf", "vllm"):
             yield "rl.engine.backend", "rollouts need hf or vllm (log-probs and token ids)"
         if r.engine.backend == "hf" and self.strategy == "fsdp":
-            yield "strategy", "the hf backend cannot roll out from an FSDP-sharded model; use ddp or rl.engine.backend=vllm"
+            yield "strategy", ("the hf backend cannot roll out from an FSDP-sharded model; use ddp or "
+                               "rl.engine.backend=vllm")
         yield from self.data.validate("data")
 
 
@@ -243,7 +246,8 @@ def load_reference(path: str, ctx):
     import torch
     from transformers import AutoModelForCausalLM
 
-    ref = AutoModelForCausalLM.from_pretrained(path, dtype=torch.bfloat16 if ctx.device.type == "cuda" else torch.float32)
+    dtype = torch.bfloat16 if ctx.device.type == "cuda" else torch.float32
+    ref = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
     ref.requires_grad_(False)
     return ref.to(ctx.device).eval()
 
@@ -685,7 +689,8 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
             bonus = novelty_bonus(u, correct_t, group_ids, weight=cfg.novelty.weight, norm=cfg.novelty.norm)
         ref_logp = None
         if r.kl_coef > 0:
-            ref_logp = padded(sequence_logps(ref, rows, cfg, ctx, tok.pad_token_id, r.temperature, r.micro_batch_size), T)
+            ref_logp = padded(sequence_logps(ref, rows, cfg, ctx, tok.pad_token_id, r.temperature,
+                                             r.micro_batch_size), T)
         times["reference"] = time.time() - t
 
         # 4. advantages: r - group mean (divided by the group std only if rl.scale_rewards=group)
@@ -696,11 +701,13 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         # zero advantage and no KL term has zero loss and zero gradient: it is counted in the
         # normalisation but never run through the model (groups whose rollouts all scored alike).
         offset = ctx.rank * rows_local
-        minibatch_rows = [[i for i in range(len(rows)) if (offset + i) % r.minibatches == m] for m in range(r.minibatches)]
+        minibatch_rows = [[i for i in range(len(rows)) if (offset + i) % r.minibatches == m]
+                          for m in range(r.minibatches)]
         trained = [[i for i in mine if r.kl_coef > 0 or adv[i] != 0] for mine in minibatch_rows]
         micro = [[idx[i:i + r.micro_batch_size] for i in range(0, len(idx), r.micro_batch_size)] for idx in trained]
         # every rank runs as many micro-batches as the busiest one (DDP all-reduces at each)
-        counts = dist.all_reduce(torch.tensor([[len(mb), float(mask[mine].sum())] for mb, mine in zip(micro, minibatch_rows)]))
+        counts = dist.all_reduce(torch.tensor([[len(mb), float(mask[mine].sum())]
+                                               for mb, mine in zip(micro, minibatch_rows)]))
         n_micro, tok_counts = counts[:, 0].long().tolist(), counts[:, 1]
 
         # old_logp: the behaviour log-probs when async (one step off-policy); else the policy before
@@ -795,15 +802,15 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                  "clipped": [c.finish_reason == "length" for c in comps], "bonus": bonus.tolist(),
                  "u": u.tolist(), "errors": len(errors)}
         everything = dist.all_gather_object(local)
-        step_results = [(it, ok) for it, row_ok in zip(batch.items, [correct[i:i + G] for i in range(0, len(correct), G)])
-                        for ok in row_ok]
-        for rank_results in dist.all_gather_object([(it, ok) for it, ok in step_results]):
-            sampler.update(rank_results)
+        outcomes = [(it, correct[i * G + j]) for i, it in enumerate(batch.items) for j in range(G)]
+        for rank_outcomes in dist.all_gather_object(outcomes):  # in rank order: the same on every rank
+            sampler.update(rank_outcomes)
         train_stats = dist.all_reduce(torch.tensor([sums[k] for k in sums] + [n_tokens], dtype=torch.float64))
         # over the trained rows; null when every group scored alike (nothing was run)
         train_stats = {k: float(train_stats[i] / train_stats[-1]) if train_stats[-1] > 0 else None
                        for i, k in enumerate(sums)}
-        train_stats["trained_frac"] = float(dist.all_reduce(torch.tensor([float(sum(map(len, trained)))]))[0]) / r.batch_size
+        n_trained = dist.all_reduce(torch.tensor([float(sum(map(len, trained)))]))[0]
+        train_stats["trained_frac"] = float(n_trained) / r.batch_size
         step += 1
         times["step"] = time.time() - t_step
         if ctx.main:

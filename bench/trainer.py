@@ -16,7 +16,12 @@ others it is 0 for every rollout (a group with nothing to learn, as when all rol
 which train.py skips exactly (their gradient is zero) and TRL computes.
 
 Needs TRL (a bench-only extra): pip install -r requirements-extra.txt
-Writes runs/bench/trainer.json and prints a Markdown table.
+Writes runs/bench/trainer/trainer.json and prints a Markdown table.
+
+    python bench/trainer.py --gpu [--model Qwen/Qwen2.5-0.5B-Instruct]
+
+GPU mode (needs vLLM): train.py's rollout throughput (vllm backend, weights synced after every
+step) against standalone vLLM on the same prompts x G, and the training MFU train.py logs.
 """
 from __future__ import annotations
 
@@ -126,6 +131,42 @@ def run_trl(model: str, out: Path, a, minibatches: int) -> dict:
             "response_len": statistics.fmean(counted["lens"][1:])}
 
 
+def gpu_rollouts(a) -> None:
+    """GPU: our rollout phase (train.py, vllm backend, weights synced every step) against standalone
+    vLLM generating the same prompts x G, and the training MFU train.py logs. Not run on CPU."""
+    import torch
+    from vllm import LLM, SamplingParams
+
+    import train
+    from utils.engine import chat
+
+    out = ROOT / a.out
+    recs = prompts(a.batch // a.group * a.steps)
+    llm = LLM(model=a.model, gpu_memory_utilization=0.4, seed=0)
+    sp = SamplingParams(n=a.group, temperature=1.0, max_tokens=a.max_tokens, seed=0)
+    batches = [recs[i:i + a.batch // a.group] for i in range(0, len(recs), a.batch // a.group)]
+    llm.chat([[{"role": "user", "content": recs[0]["prompt"]}]], sp, use_tqdm=False)  # warm-up
+    rates = []
+    for b in batches:
+        t = time.perf_counter()
+        res = llm.chat([chat(r["prompt"]) for r in b], sp, use_tqdm=False)
+        rates.append(sum(len(o.token_ids) for r in res for o in r.outputs) / (time.perf_counter() - t))
+    del llm
+    torch.cuda.empty_cache()
+    name = "ours_gpu"
+    shutil.rmtree(out / name, ignore_errors=True)
+    train.main([f"model={a.model}", f"out_dir={out}", f"name={name}", "stage=rl", "data.sources=[{env: bench}]",
+                f"rl.steps={a.steps + 1}", f"rl.batch_size={a.batch}", f"rl.group_size={a.group}",
+                f"rl.max_tokens={a.max_tokens}", "rl.engine.backend=vllm", "rl.engine.gpu_memory_utilization=0.4",
+                "save_every=100000", "rl.log_samples=0"])
+    rows = [json.loads(line) for line in open(out / name / "metrics.jsonl")][1:]
+    ours = statistics.median(r["rollout_tokens_per_s"] for r in rows)
+    alone = statistics.median(rates)
+    print(f"| rollout tokens/s, train.py (vllm) | {ours:.0f} |\n| rollout tokens/s, standalone vLLM | {alone:.0f} |\n"
+          f"| ratio | {ours / alone:.2f} |\n| training MFU (median) | "
+          f"{statistics.median(r.get('mfu') or 0 for r in rows):.1%} |")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--steps", type=int, default=6, help="measured RL steps per run (after one warm-up step)")
@@ -139,7 +180,14 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=2, help="alternating rounds (ours, TRL) per configuration")
     p.add_argument("--threads", type=int, default=1, help="torch threads for both (1: no OpenMP oversubscription)")
     p.add_argument("--out", default="runs/bench/trainer")
+    p.add_argument("--gpu", action="store_true", help="GPU mode: rollout throughput vs standalone vLLM, and MFU")
+    p.add_argument("--model", default="Qwen/Qwen2.5-0.5B-Instruct", help="GPU mode: the model")
     a = p.parse_args()
+    if a.gpu:
+        import envs
+
+        envs.REGISTRY["bench"] = "__main__:BenchEnv"
+        return gpu_rollouts(a)
     try:
         import trl
     except ImportError:
@@ -181,7 +229,8 @@ def main() -> None:
             "rounds": a.rounds}
     (out / "trainer.json").write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
     print(f"\nRL trainer on the tiny model, CPU, {a.threads} thread(s): G={a.group}, {a.batch} rollouts/step, "
-          f"<= {a.max_tokens} response tokens, GSPO, median of {a.rounds} runs x {a.steps} steps (TRL {trl.__version__})\n")
+          f"<= {a.max_tokens} response tokens, GSPO, median of {a.rounds} runs x {a.steps} steps "
+          f"(TRL {trl.__version__})\n")
     print("| informative groups | minibatches | ours steps/s | TRL steps/s | ours tokens/s | TRL tokens/s | "
           "speed-up (tokens/s) | resp. len ours / TRL |")
     print("|---|---|---|---|---|---|---|---|")

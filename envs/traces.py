@@ -52,7 +52,8 @@ def generate_traces(cfg: TracesConfig, out: str, seed: int, shard_size: int) -> 
     from utils.records import derive_seed, load_records, read_jsonl, shard_path, write_jsonl
 
     problems = load_records(list(cfg.records))
-    params = SamplingParams(n=max(1, cfg.samples), temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_tokens)
+    params = SamplingParams(n=max(1, cfg.samples), temperature=cfg.temperature, top_p=cfg.top_p,
+                            max_tokens=cfg.max_tokens)
     engine = None  # built only if a shard is missing: a finished run loads no model
     stats: dict[str, dict[str, int]] = {}
     t0, made = time.time(), 0
@@ -69,7 +70,9 @@ def generate_traces(cfg: TracesConfig, out: str, seed: int, shard_size: int) -> 
                                        seeds=seeds)
             kept = {}
             for rec, comps in zip(chunk, outs):
-                candidates = [c.text for c in comps] + ([rec["answer"]] if cfg.include_answer and rec.get("answer") else [])
+                candidates = [c.text for c in comps]
+                if cfg.include_answer and rec.get("answer"):
+                    candidates.append(rec["answer"])
                 good = [t for t in candidates if envs.score(rec, t).correct]
                 good = list(dict.fromkeys(good))[:1 if cfg.keep == "first" else None]
                 if good:

@@ -64,4 +64,5 @@ def test_sweep_sbatch_runs_one_override_set_per_array_task():
     assert (cfg.optim.lr, cfg.rl.eps_high, cfg.resume, cfg.name) == (3e-6, 0.28, True,
                                                                       "sweep/grpo_code/optim.lr=3e-6_rl.eps_high=0.28")
     env["SLURM_ARRAY_TASK_ID"] = "2"
-    assert subprocess.run(["bash", "scripts/sweep.sbatch", *sets], cwd=ROOT, env=env, capture_output=True).returncode == 2
+    res = subprocess.run(["bash", "scripts/sweep.sbatch", *sets], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert res.returncode == 2 and "only 2 override sets" in res.stderr

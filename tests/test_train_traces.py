@@ -15,7 +15,8 @@ def test_rejection_sampling_keeps_distinct_correct_responses(tmp_path):
     wrong = "<answer>9 9 9</answer>"
     replay = [{"prompt": recs[0]["prompt"], "responses": [wrong, recs[0]["answer"], recs[0]["answer"]]},
               {"prompt": recs[1]["prompt"], "responses": [wrong]},
-              {"prompt": recs[2]["prompt"], "responses": [recs[2]["answer"], "<reasoning>x</reasoning>" + recs[2]["answer"]]}]
+              {"prompt": recs[2]["prompt"],
+               "responses": [recs[2]["answer"], "<reasoning>x</reasoning>" + recs[2]["answer"]]}]
     write_jsonl(tmp_path / "replay.jsonl", replay)
     out = tmp_path / "traces"
     argv = ["mode=sft_traces", f"out={out}", f"traces.records=[{tmp_path}/problems.jsonl]", "traces.samples=3",

@@ -84,7 +84,7 @@ def wrap(model: torch.nn.Module, strategy: str, ctx: Ctx, bf16: bool = False) ->
 
 def unwrap(model: torch.nn.Module) -> torch.nn.Module:
     """The module inside DDP (FSDP2 shards in place, so it is the module itself)."""
-    return model.module if hasattr(model, "module") and isinstance(model, torch.nn.parallel.DistributedDataParallel) else model
+    return model.module if isinstance(model, torch.nn.parallel.DistributedDataParallel) else model
 
 
 def unwrap_hf(model: torch.nn.Module) -> torch.nn.Module:
