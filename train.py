@@ -227,7 +227,8 @@ def build_model(cfg: TrainConfig, ctx, path: str, lora_state: dict | None = None
     dtype = torch.bfloat16 if cfg.dtype == "bfloat16" else torch.float32
     model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
     if cfg.gradient_checkpointing:
-        model.gradient_checkpointing_enable()
+        # non-reentrant: reentrant checkpointing drops the gradients of LoRA weights behind frozen inputs
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         model.config.use_cache = False
     if cfg.lora.enabled:
         from peft import LoraConfig, get_peft_model
