@@ -254,10 +254,9 @@ def _fit_classifier(cfg: AnalyzeConfig, train: list[tuple[str, str, str]], out: 
 
 def _cached_predict(clf, texts: list[str], cache: Path) -> list[str]:
     """HF predictions through an append-only cache, so labelling a large corpus resumes."""
-    from utils.judges import drop_torn_tail, prompt_key
+    from utils.judges import prompt_key
     from utils.records import append_jsonl, read_jsonl_tolerant
 
-    drop_torn_tail(cache)
     known = {row["key"]: row["label"] for row in read_jsonl_tolerant(cache)}
     keys = [prompt_key(t) for t in texts]
     todo = list({k: i for i, k in enumerate(keys) if k not in known}.values())

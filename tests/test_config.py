@@ -111,3 +111,10 @@ class Parent:
 def test_help_shows_the_parents_default_for_nested_configs():
     # regression: help used to show the nested class's own default ("token")
     assert 'rl.level (str, default "sequence")' in help_text(Parent)
+
+
+def test_unparsable_override_value_is_one_line():
+    # regression: a YAML error in an override value printed a traceback
+    with pytest.raises(ConfigError) as e:
+        load_or_raise(Schema, ["tags=[a,"])
+    assert e.value.key == "tags" and e.value.source == "command line"

@@ -24,7 +24,7 @@ MATH_RESPONSES = {  # problem id -> 4 responses; c = number correct
     "m2": (["\\boxed{0.75}", "\\boxed{\\dfrac{3}{4}}", "\\boxed{3/4}", "\\boxed{\\frac{3}{5}}"], 3),
     "m3": (["\\boxed{2}"] * 4, 0),
     "m4": (["\\boxed{(-1, 1)}", "\\boxed{[-1,1]}", "", "\\boxed{(-1,1)} wait \\boxed{(0,1)}"], 1),
-    "m5": (["\\boxed{44\\sqrt{30}+352}", "\\boxed{352}", "\\boxed{10^{10^{10^{10}}}}", "x"], 1),
+    "m5": (["\\boxed{44\\sqrt{30}+348}", "\\boxed{348}", "\\boxed{10^{10^{10^{10}}}}", "x"], 1),
     "m6": (["\\boxed{60}", "\\boxed{60^\\circ}", "\\boxed{60^{\\circ}}", "\\boxed{59}"], 3),
 }
 CODE_RESPONSES = {

@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, ListConfig, OmegaConf
+import yaml
+from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 CLI = "command line"
@@ -90,8 +91,20 @@ def _parse_overrides(args: list[str]) -> dict:
             raise ConfigError(key if "=" in a else a, CLI, "malformed override, expected key=value")
     try:
         return OmegaConf.to_container(OmegaConf.from_dotlist(args))
+    except yaml.YAMLError as e:  # e.g. `x=[1,` or a value the shell cut at `>`
+        raise ConfigError(_bad_override_key(args), CLI, f"malformed value ({str(e).splitlines()[0]})") from None
     except OmegaConfBaseException as e:
         raise ConfigError(getattr(e, "full_key", "") or "", CLI, _first_line(e)) from None
+
+
+def _bad_override_key(args: list[str]) -> str:
+    """The first override whose value YAML cannot parse."""
+    for a in args:
+        try:
+            yaml.safe_load(a.split("=", 1)[1])
+        except yaml.YAMLError:
+            return a.split("=", 1)[0]
+    return ""
 
 
 def _first_line(e: Exception) -> str:

@@ -40,19 +40,6 @@ class Verdict:
     reasked: bool
 
 
-def drop_torn_tail(path: str | Path) -> None:
-    """Cut an append-only JSONL file back to its last complete line. A crash mid-append leaves a
-    line without its newline; appending after it would glue the next row onto it and turn a
-    tolerable torn last line into a corrupt middle one."""
-    path = Path(path)
-    if not path.is_file():
-        return
-    with open(path, "rb+") as f:
-        data = f.read()
-        if data and not data.endswith(b"\n"):
-            f.truncate(data.rfind(b"\n") + 1)
-
-
 def prompt_key(prompt: str) -> str:
     return hashlib.sha256(prompt.encode("utf-8", "replace")).hexdigest()[:20]
 
@@ -69,7 +56,6 @@ def judge_spans(items: Sequence[tuple[str, Sequence[str]]], judges: Sequence[Jud
     prompts = [judge_prompt(span, ctx, context_chars) for span, ctx in items]
     keys = [prompt_key(p) for p in prompts]
     done: dict[tuple[str, str], Verdict] = {}
-    drop_torn_tail(cache)
     for row in read_jsonl_tolerant(cache):
         done[(row["judge"], row.get("model", ""), row["key"])] = Verdict(row["label"], row["valid"], row["reasked"])
     out: dict[str, list[Verdict]] = {}

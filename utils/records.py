@@ -53,14 +53,26 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[dict]:
 def append_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
     """Append lines and fsync (for caches such as samples.jsonl that grow as results arrive).
 
-    A reader must tolerate a torn last line after a crash; `read_jsonl_tolerant` does."""
+    A crash can leave a torn last line: `read_jsonl_tolerant` skips it, and this cuts it off
+    before appending, so it never turns into a corrupt middle line."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    drop_torn_tail(path)
     with open(path, "a", encoding="utf-8") as f:
         for r in records:
             f.write(dumps(r) + "\n")
         f.flush()
         os.fsync(f.fileno())
+
+
+def drop_torn_tail(path: Path) -> None:
+    """Truncate a file back to its last newline (a crash mid-append leaves a partial line)."""
+    if not path.is_file():
+        return
+    with open(path, "rb+") as f:
+        data = f.read()
+        if data and not data.endswith(b"\n"):
+            f.truncate(data.rfind(b"\n") + 1)
 
 
 def read_jsonl_tolerant(path: str | os.PathLike) -> list[dict]:
