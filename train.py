@@ -519,15 +519,8 @@ def generate_rollouts(engine, tok, cfg: TrainConfig, ctx, step: int, items: list
     params = SamplingParams(n=r.group_size, temperature=r.temperature, top_p=r.top_p, max_tokens=r.max_tokens,
                             logprobs=True, seed=None)
     seeds = [derive_seed(cfg.seed, "rollout", step, first_index + i) for i in range(len(items))]
+    # both hf and vllm keep a generated stop token in token_ids: the policy learns to emit it
     comps = engine.generate([chat(it.record["prompt"], cfg.system_prompt or None) for it in items], params, seeds=seeds)
-    eos = tok.eos_token_id
-    for row in comps:
-        for c in row:
-            # the stop token is part of the response the policy must learn to emit; the hf backend
-            # leaves it out of token_ids (vLLM keeps it): add it, its behaviour log-prob unknown (nan)
-            if c.finish_reason == "stop" and (not c.token_ids or c.token_ids[-1] != eos):
-                c.token_ids = list(c.token_ids) + [eos]
-                c.logprobs = list(c.logprobs or []) + [float("nan")]
     return Rollouts(step, items, comps)
 
 

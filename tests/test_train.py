@@ -98,7 +98,7 @@ def sft_model(tiny, tmp_path_factory):
 SFT_ARGS = ["stage=sft", "sft.epochs=4", "sft.batch_size=16", "sft.micro_batch_size=16", "optim.lr=5e-3",
             "optim.warmup_steps=3"]
 RL_ARGS = ["stage=rl", "data.sources=[{env: even}]", "rl.batch_size=64", "rl.group_size=8", "rl.minibatches=2",
-           "rl.micro_batch_size=32", "rl.max_tokens=12", "optim.lr=2e-3", "save_every=100"]
+           "rl.micro_batch_size=32", "rl.max_tokens=12", "optim.lr=1e-3", "save_every=100"]
 
 
 def weights(model_dir: str) -> dict:

@@ -146,13 +146,15 @@ class HFEngine:
             row_seeds = [None if pseeds[i] is None else derive_seed(pseeds[i], j) for i, j in batch]
             done = self._sample([encoded[i] for i, _ in batch], row_seeds, params)
             for (i, j), (ids, lps, reason) in zip(batch, done):
-                text = self.tokenizer.decode(ids, skip_special_tokens=True)
+                text = self.tokenizer.decode(ids[:-1] if reason == "stop" else ids, skip_special_tokens=True)
                 text, reason = _apply_stop(text, reason, params.stop)
                 out[i][j] = Completion(text=text, token_ids=ids, logprobs=lps if params.logprobs else None,
                                        finish_reason=reason, seed=pseeds[i], prompt_token_ids=encoded[i])
         return out  # type: ignore[return-value]
 
     def _sample(self, prompts: list[list[int]], seeds: list[int | None], params: SamplingParams):
+        """Decode a batch; returns (token_ids, logprobs, finish_reason) per row. A generated stop
+        token stays in token_ids (as vLLM keeps it): the policy must learn to emit it."""
         import torch
 
         model, dev = self.model, next(self.model.parameters()).device
@@ -165,58 +167,54 @@ class HFEngine:
             ids[b, L - len(p):] = torch.tensor(p)
             mask[b, L - len(p):] = 1
         ids, mask = ids.to(dev), mask.to(dev)
-        gens = []
-        for s in seeds:
-            g = torch.Generator(device="cpu")
+        # one generator per row: a sample depends on its own seed only, never on its batch
+        gens = [torch.Generator(device="cpu") for _ in seeds]
+        for g, s in zip(gens, seeds):
             g.manual_seed(s if s is not None else torch.seed())
-            gens.append(g)
-        pos = (mask.cumsum(-1) - 1).clamp(min=0)
-        out_ids: list[list[int]] = [[] for _ in range(B)]
-        out_lps: list[list[float]] = [[] for _ in range(B)]
-        finished = [False] * B
-        reasons = ["length"] * B
-        past, step_ids, step_pos = None, ids, pos
+        stop = torch.tensor(sorted(self.stop_ids))
+        finished = torch.zeros(B, dtype=torch.bool)
+        length = torch.full((B,), -1)  # tokens kept per row, the stop token included
+        toks, lps = [], []
+        past, step_ids, step_pos = None, ids, (mask.cumsum(-1) - 1).clamp(min=0)
         try:
             with torch.no_grad():
-                for _ in range(params.max_tokens):
+                for k in range(params.max_tokens):
                     res = model(input_ids=step_ids, attention_mask=mask, position_ids=step_pos,
-                                past_key_values=past, use_cache=True)
+                                past_key_values=past, use_cache=True, logits_to_keep=1)
                     past = res.past_key_values
                     logits = res.logits[:, -1, :].float().cpu()
-                    logp = torch.log_softmax(logits, dim=-1)
-                    nxt = torch.empty(B, dtype=torch.long)
-                    for b in range(B):
-                        nxt[b] = self.pad_id if finished[b] else _draw(logits[b], params, gens[b])
-                    for b in range(B):
-                        if finished[b]:
-                            continue
-                        t = int(nxt[b])
-                        if t in self.stop_ids:
-                            finished[b], reasons[b] = True, "stop"
-                            continue
-                        out_ids[b].append(t)
-                        out_lps[b].append(float(logp[b, t]))
-                    if all(finished):
+                    nxt = _draw(logits, params, gens)
+                    toks.append(nxt)
+                    lps.append(torch.log_softmax(logits, dim=-1).gather(1, nxt.view(B, 1)).squeeze(1))
+                    newly = torch.isin(nxt, stop) & ~finished
+                    length = torch.where(newly, torch.full_like(length, k + 1), length)
+                    finished |= newly
+                    if bool(finished.all()):
                         break
                     step_ids = nxt.view(B, 1).to(dev)
                     step_pos = step_pos[:, -1:] + 1
                     mask = torch.cat([mask, torch.ones((B, 1), dtype=mask.dtype, device=dev)], dim=1)
         finally:
             model.train(was_training)
-        return list(zip(out_ids, out_lps, reasons))
+        T, P, n = torch.stack(toks, 1).tolist(), torch.stack(lps, 1).tolist(), length.tolist()
+        return [(T[b][:n[b]], P[b][:n[b]], "stop") if n[b] >= 0 else (T[b], P[b], "length") for b in range(B)]
 
 
-def _draw(logits, params: SamplingParams, gen) -> int:
+def _draw(logits, params: SamplingParams, gens) -> "torch.Tensor":
+    """Next token per row: argmax at temperature 0, else Gumbel-max over the temperature- and
+    top-p-processed logits with each row's own generator (equivalent to sampling the softmax)."""
     import torch
 
     if params.temperature <= 0:
-        return int(torch.argmax(logits))
-    probs = torch.softmax(logits / params.temperature, dim=-1)
+        return logits.argmax(-1)
+    scores = logits / params.temperature
     if params.top_p < 1.0:
-        sorted_p, idx = torch.sort(probs, descending=True)
-        keep = sorted_p.cumsum(0) - sorted_p < params.top_p  # always keeps the most likely token
-        probs = torch.zeros_like(probs).scatter(0, idx[keep], sorted_p[keep])
-    return int(torch.multinomial(probs, 1, generator=gen))
+        probs = torch.softmax(scores, -1)
+        sorted_p, idx = probs.sort(-1, descending=True)
+        drop = (sorted_p.cumsum(-1) - sorted_p) >= params.top_p  # always keeps the most likely token
+        scores = scores.masked_fill(torch.zeros_like(drop).scatter(-1, idx, drop), float("-inf"))
+    u = torch.stack([torch.rand(logits.shape[-1], generator=g) for g in gens])
+    return (scores - torch.log(-torch.log(u.clamp_min(1e-20)))).argmax(-1)
 
 
 def _apply_stop(text: str, reason: str, stop: Sequence[str]) -> tuple[str, str]:
