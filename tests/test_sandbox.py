@@ -226,7 +226,14 @@ def test_reuse_does_not_leak_state(sb):
     for code in ("import math\nmath.pi = 3", "import math as m\nm.floor = abs", "import collections\n"
                  "C = collections.Counter\nC.most_common = None", "import random\nrandom.seed(1)",
                  "import decimal\ndecimal.getcontext().prec = 3", "import sys\nsys.setrecursionlimit(50)",
-                 "__builtins__['len'] = lambda x: 0", "import builtins\nbuiltins.sorted = None"):
+                 "__builtins__['len'] = lambda x: 0", "import builtins\nbuiltins.sorted = None",
+                 # a module's class reached through a call, an instance, a class body or a parameter
+                 "import collections\ndef g():\n    return collections.Counter\ng().most_common = None",
+                 "import collections\ntype(collections.Counter()).most_common = None",
+                 "import collections\ncollections.Counter().__class__.most_common = None",
+                 "import collections\nclass K:\n    C = collections.Counter\nK.C.most_common = None",
+                 "import collections\ndef h(c):\n    c.most_common = None\nh(collections.Counter)",
+                 "import collections\nclass K:\n    C = [collections.Counter]\ndel K.C[0].most_common"):
         jobs = [("import math", "math.pi")] * 3 + [(code, None)] + [
             ("import math, collections, decimal, random", "(math.pi, math.floor(2.5), len('ab'), sorted([2, 1]),"
              " callable(collections.Counter.most_common), str(decimal.Decimal(1) / 7)[:10])")] * 3

@@ -12,7 +12,7 @@ Processes. The caller starts one fork server (`python -S -s`, a scrubbed environ
 modules problems use already imported). The server forks workers; each is the init of its own
 PID namespace and keeps one runner process alive. The runner confines itself once and then runs
 jobs one after another, each in a fresh namespace dict, while the code is judged unable to leave
-a trace in the process (`_reusable`: safe imports only, no reflection, no stores into modules);
+a trace in the process (`_reusable`: safe imports only, no reflection, no attribute stores);
 otherwise the job gets a fresh runner, which exits after it. A runner is also replaced after
 `jobs_per_process` jobs and after any timeout, memory error, forbidden call or crash. So a small
 call costs well under a millisecond instead of a fresh interpreter (bench/sandbox.py), and
@@ -35,9 +35,10 @@ Isolation (`Sandbox.isolation` says which layers are active):
   fork/exec/spawn/subprocess and kill raise `Forbidden` (status "forbidden", even if caught);
   the environment holds only PATH, LANG and PYTHONHASHSEED.
 A job writes its own result message, so code that deliberately forges it can fake its own
-result, and code built to evade `_reusable` could disturb later jobs of the same runner; rewards
-therefore never compare inside the sandbox against hidden answers (the envs parse values and
-compare outside), and `reuse=False` removes the second risk.
+result, and code built to evade `_reusable` (say, by handing a module's dict to a function that
+fills it) could disturb later jobs of the same runner; rewards therefore never compare inside the
+sandbox against hidden answers (the envs parse values and compare outside), and `reuse=False`
+removes the second risk.
 
 Messages between caller, server and workers are JSON lines (never pickle): even a subverted
 server can only send bogus results, never code.
@@ -263,10 +264,11 @@ SAFE_MODULES = frozenset("abc array bisect cmath collections copy dataclasses da
 PRELOAD = sorted(SAFE_MODULES) + "ast ctypes fcntl resource shutil socket subprocess _posixsubprocess tempfile traceback".split()
 RISKY_NAMES = frozenset("setattr delattr getattr vars globals locals __import__ exec eval compile breakpoint "
                         "__builtins__ __loader__ __spec__".split())
-RISKY_ATTRS = frozenset("__dict__ __globals__ __subclasses__ __mro__ __bases__ __base__ __builtins__ __code__ "
-                        "__closure__ __func__ __self__ __wrapped__ __loader__ __spec__ __import__ __getattribute__ "
-                        "__setattr__ __delattr__ __reduce__ __reduce_ex__ __defaults__ __kwdefaults__ __init_subclass__ "
-                        "f_globals f_locals f_builtins f_back f_code tb_frame gi_frame gi_code cr_frame ag_frame".split())
+RISKY_ATTRS = frozenset("__dict__ __globals__ __subclasses__ __mro__ __bases__ __base__ __class__ __builtins__ "
+                        "__code__ __closure__ __func__ __self__ __wrapped__ __loader__ __spec__ __import__ "
+                        "__getattribute__ __setattr__ __delattr__ __reduce__ __reduce_ex__ __defaults__ __kwdefaults__ "
+                        "__init_subclass__ f_globals f_locals f_builtins f_back f_code tb_frame gi_frame gi_code "
+                        "cr_frame ag_frame".split())
 REPLY_KEYS = ("status", "value", "stdout", "stderr", "seconds")
 
 
@@ -748,8 +750,9 @@ def _tail(fd: int, n: int) -> str:
 def _reusable(tree) -> bool:
     """Whether code cannot leave a trace in the process that runs it, judged conservatively from its
     syntax: it imports only SAFE_MODULES, uses no reflection (setattr, globals, exec, dunder
-    attributes, frames), and stores no attribute or item into anything reached from a module.
-    Code that fails this runs in a runner of its own, which then exits."""
+    attributes, frames), stores or deletes no attribute at all, and stores items only into names
+    it did not bind to what a module holds. Code that fails this runs in a runner of its own,
+    which then exits."""
     import ast
 
     external: set[str] = set()  # names bound to modules or to what a module holds
@@ -785,9 +788,13 @@ def _reusable(tree) -> bool:
                     if default is not None and refers(default):
                         external.add(arg.arg)
     for node in nodes:
-        if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            root = _root(node)
-            if not isinstance(root, ast.Name) or root.id in external:
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return False  # any object may be a module's (self, a parameter, type(x), a call's result)
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            root = node.value
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            if not isinstance(root, ast.Name) or root.id in external:  # x.items[0] = ..., g()[0] = ...
                 return False
         elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.endswith("__"):
             root = _root(node)
