@@ -94,6 +94,56 @@ def test_replayed_run_grades_exactly(tmp_path):
     assert (out / "passk.png").stat().st_size > 1000
 
 
+def test_livecodebench_layout_private_tests_windows_and_difficulty():
+    def ids(**kw):
+        bench = BenchmarkConfig(name="lcb", kind="code", path=str(DATA / "livecodebench.jsonl"), **kw)
+        return [p.id for p in load_problems(bench)]
+
+    c1, c2 = load_problems(BenchmarkConfig(name="lcb", kind="code", path=str(DATA / "livecodebench.jsonl")))
+    # c1's private tests are base64(zlib(pickle(JSON))), as in code_generation_lite; c2's plain JSON
+    assert [t["input"] for t in c1.gold["tests"]] == ["1 2\n", "10 -3\n", "0 0\n"]
+    assert {t["testtype"] for t in c1.gold["tests"]} == {"stdin"} and c1.gold["func_name"] is None
+    assert len(c2.gold["tests"]) == 3 and c2.gold["func_name"] == "twiceSum"
+    assert "class Solution" in c2.prompt[-1]["content"]  # the starter code is in the prompt
+    assert ids(date_from="2024-09-01") == ["c2"] and ids(date_to="2024-08-31") == ["c1"]
+    assert ids(date_from="2024-08-03", date_to="2024-09-10") == ["c1", "c2"]  # both ends inclusive
+    assert ids(difficulty="easy") == ["c1"] and ids(difficulty="MEDIUM") == ["c2"] and ids(difficulty="hard") == []
+
+
+STDIN = {"tests": [{"input": "1 2\n", "output": "3\n", "testtype": "stdin"}], "func_name": None}
+FUNCTIONAL = {"tests": [{"input": "[1, 2]", "output": "[2, 1]", "testtype": "functional"}], "func_name": "rev"}
+HARNESS_CASES = [  # (name, gold, code, status): LiveCodeBench's harness gives the same verdicts
+    ("main guard", STDIN, "def main():\n    a, b = map(int, input().split())\n    print(a + b)\n"
+                          "if __name__ == '__main__':\n    main()", "pass"),
+    ("stdin.buffer", STDIN, "import sys\nprint(sum(map(int, sys.stdin.buffer.read().split())))", "pass"),
+    ("open(0)", STDIN, "print(sum(map(int, open(0).read().split())))", "pass"),
+    ("exit after output", STDIN, "import sys\nprint(sum(map(int, input().split())))\nsys.exit(0)", "pass"),
+    ("decimal-equal output", STDIN, "print(float(sum(map(int, input().split()))))", "pass"),
+    ("padded output", STDIN, "print('  3  ')\nprint()", "pass"),
+    ("wrong number", STDIN, "print(3.5)", "wrong_answer"),
+    ("extra line", STDIN, "print(3)\nprint(3)", "wrong_answer"),
+    ("exit before output", STDIN, "import sys\nsys.exit(0)\nprint(3)", "wrong_answer"),
+    ("crash after output", STDIN, "print(3)\nraise ValueError", "runtime_error"),
+    ("List without import", FUNCTIONAL, "class Solution:\n    def rev(self, xs: List[int]) -> List[int]:\n"
+                                        "        return xs[::-1]", "pass"),
+    ("tuple for list", FUNCTIONAL, "class Solution:\n    def rev(self, xs):\n        return tuple(xs[::-1])", "pass"),
+    ("top-level function", FUNCTIONAL, "def rev(xs):\n    return xs[::-1]", "pass"),
+    ("functional wrong", FUNCTIONAL, "class Solution:\n    def rev(self, xs):\n        return xs", "wrong_answer"),
+]
+
+
+def test_code_grading_follows_the_livecodebench_harness():
+    # regression: `if __name__ == "__main__"` programs, sys.stdin.buffer, open(0), sys.exit and
+    # LeetCode's un-imported `List` were all graded wrong although LiveCodeBench passes them
+    from utils.codegrade import grade_code
+    from utils.sandbox import Sandbox
+
+    with Sandbox() as sandbox:
+        got = {name: grade_code(f"```python\n{code}\n```", gold, sandbox, timeout_s=5.0)[1]
+               for name, gold, code, _ in HARNESS_CASES}
+    assert got == {name: status for name, _, _, status in HARNESS_CASES}
+
+
 def test_bad_benchmark_files_fail_with_field_and_file(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"question": "1+1", "answer": "2"}) + "\n")
@@ -101,6 +151,16 @@ def test_bad_benchmark_files_fail_with_field_and_file(tmp_path):
         load_problems(BenchmarkConfig(name="b", kind="math", path=str(bad)))
     with pytest.raises(ValueError, match="unknown split|no nope-"):
         load_problems(BenchmarkConfig(name="b", kind="env", path=str(tmp_path), split="nope"))
+    lcb = json.loads((DATA / "livecodebench.jsonl").read_text().splitlines()[1])  # functional tests
+    for change, message in (({"private_test_cases": "eJzz!!not base64"}, "'private_test_cases' is neither"),
+                            ({"metadata": "{}"}, "functional tests but no function name"),
+                            ({"public_test_cases": '[{"input": "1"}]'}, "needs 'input' and 'output'")):
+        bad.write_text(json.dumps({**lcb, **change}) + "\n")
+        with pytest.raises(ValueError, match=f"row 0 of .*bad.jsonl.*{message}"):
+            load_problems(BenchmarkConfig(name="b", kind="code", path=str(bad)))
+    bad.write_text(json.dumps({"problem": "1+1", "answer": " "}) + "\n")
+    with pytest.raises(ValueError, match="bad.jsonl.*empty field 'answer'"):
+        load_problems(BenchmarkConfig(name="b", kind="math", path=str(bad)))
     r = run(["benchmarks=[{name: x, path: a.jsonl}]", "k=[1,64]", "n=32", "model=m"])
     assert r.returncode == 2 and "pass@64" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 

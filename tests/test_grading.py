@@ -20,9 +20,24 @@ CASES = [
     ("sqrt near miss", "2\\sqrt{2}", f"{B}{{2\\sqrt{{3}}}}", False),
     ("sqrt equivalent", "2\\sqrt{2}", f"{B}{{\\sqrt{{8}}}}", True),
     ("arccos", "\\arccos\\left(\\frac{1}{3}\\right)", f"{B}{{\\cos^{{-1}}(1/3)}}", True),
+    ("cos^-1 gold, arccos answer", "\\cos^{-1}\\left(\\frac{1}{3}\\right)", f"{B}{{\\arccos(1/3)}}", True),
+    ("arccos near miss", "\\arccos\\left(\\frac{1}{3}\\right)", f"{B}{{\\cos^{{-1}}(1/4)}}", False),
+    ("dfrac near miss", "\\dfrac{\\sqrt{3}}{2}", f"{B}{{\\frac{{\\sqrt2}}{{2}}}}", False),
+    ("reordered sum of three", "a+b+c", f"{B}{{c+a+b}}", True),
+    ("reordered sum, sign flipped", "a+b+c", f"{B}{{c+a-b}}", False),
+    ("decimal too coarse", "\\frac{1}{3}", f"{B}{{0.33}}", False),
+    ("degrees wrong", "30^\\circ", f"{B}{{60^\\circ}}", False),
+    ("degrees in words", "30", f"{B}{{30\\text{{ degrees}}}}", True),
+    ("thousands separator", "1000000", f"{B}{{1,000,000}}", True),
     ("open interval", "(-1,1)", f"{B}{{(-1,1)}}", True),
     ("interval closedness", "(-1,1)", f"{B}{{[-1,1]}}", False),
     ("half-open interval", "[0,\\infty)", f"{B}{{[0,\\infty)}}", True),
+    # regression: math-verify only compares a relation with a set when the answer is the set
+    ("inequality for interval", "(-1,1)", f"{B}{{-1<x<1}}", True),
+    ("inequality for ray", "[0,\\infty)", f"{B}{{x\\ge 0}}", True),
+    ("inequality closedness", "(-1,1)", f"{B}{{-1\\le x<1}}", False),
+    ("inequality for ray, strict", "[0,\\infty)", f"{B}{{x>0}}", False),
+    ("union of intervals reordered", "(-\\infty,0)\\cup(1,\\infty)", f"{B}{{(1,\\infty)\\cup(-\\infty,0)}}", True),
     ("set order", "\\{1,2,3\\}", f"{B}{{\\{{3,1,2\\}}}}", True),
     ("set near miss", "\\{1,2,3\\}", f"{B}{{\\{{1,2\\}}}}", False),
     ("degrees", "30^\\circ", f"{B}{{30}}", True),
@@ -62,6 +77,13 @@ CASES = [
 @pytest.mark.parametrize("name,gold,response,expected", CASES, ids=[c[0] for c in CASES])
 def test_grade_math_cases(name, gold, response, expected):
     assert grade_math(gold, response) is expected
+
+
+def test_unreadable_gold_is_reported_not_silently_wrong():
+    from utils.grading import _verify_timed
+
+    assert _verify_timed("\\text{}", "5") == (False, "bad_gold")
+    assert _verify_timed("5", "6") == (False, "ok")
 
 
 def test_extract_answer():

@@ -129,16 +129,28 @@ def _problem(cfg: BenchmarkConfig, fields: dict, row: dict, i: int, source: str)
     pid = _get(row, fields, "id", cfg, source, i, required=False)
     pid = str(pid) if pid is not None else f"{cfg.name}-{i}"
     problem = _get(row, fields, "problem", cfg, source, i)
+    where = f"benchmark {cfg.name}: row {i} of {source} ({pid})"
     if cfg.kind == "math":
         answer = _get(row, fields, "answer", cfg, source, i)
+        if answer is None or not str(answer).strip():  # every response would be silently wrong
+            raise ValueError(f"{where}: empty field {fields['answer']!r} (our 'answer')")
         text = (cfg.template or "{problem}" + MATH_SUFFIX).replace("{problem}", str(problem))
         return Problem(id=pid, prompt=_chat(cfg, text), gold=str(answer))
-    tests = decode_tests(_get(row, fields, "public_tests", cfg, source, i)) + decode_tests(
-        _get(row, fields, "private_tests", cfg, source, i, required=False))
+    tests = []
+    for key, required in (("public_tests", True), ("private_tests", False)):
+        try:
+            tests += decode_tests(_get(row, fields, key, cfg, source, i, required=required))
+        except (ValueError, TypeError, zlib.error, pickle.UnpicklingError, EOFError) as e:
+            raise ValueError(f"{where}: field {fields[key]!r} is neither a JSON list of tests nor "
+                             f"base64(zlib(pickle(JSON))): {type(e).__name__}: {e}") from None
     if not tests:
-        raise ValueError(f"benchmark {cfg.name}: row {i} of {source} ({pid}) has no tests")
+        raise ValueError(f"{where} has no tests")
+    if not all(isinstance(t, dict) and "input" in t and "output" in t for t in tests):
+        raise ValueError(f"{where}: every test needs 'input' and 'output'")
     starter = _get(row, fields, "starter_code", cfg, source, i, required=False) or ""
     func = _func_name(_get(row, fields, "func_name", cfg, source, i, required=False))
+    if func is None and any(t.get("testtype") == "functional" for t in tests):
+        raise ValueError(f"{where}: functional tests but no function name in field {fields['func_name']!r}")
     text = cfg.template.replace("{problem}", str(problem)) if cfg.template else code_prompt(str(problem), starter)
     return Problem(id=pid, prompt=_chat(cfg, text),
                    gold={"tests": tests, "func_name": func},
@@ -171,7 +183,10 @@ def decode_tests(raw: Any) -> list[dict]:
 
 def _func_name(meta: Any) -> str | None:
     if isinstance(meta, str) and meta.strip().startswith("{"):
-        meta = json.loads(meta)
+        try:
+            meta = json.loads(meta)
+        except json.JSONDecodeError:
+            return None  # the caller names the file if functional tests need the name
     if isinstance(meta, dict):
         return meta.get("func_name")
     return meta or None

@@ -80,7 +80,7 @@ def grade_math(gold: str, response: str) -> bool:
     answer = extract_answer(response)
     if answer is None or not isinstance(gold, str) or not gold.strip():
         return False
-    return _verify(gold, answer)
+    return _verify_timed(gold, answer)[0]
 
 
 def _warm() -> None:
@@ -88,30 +88,34 @@ def _warm() -> None:
     _verify_timed("1", "1")
 
 
-def _verify(gold: str, answer: str, timeout: int = 5) -> bool:
-    return _verify_timed(gold, answer, timeout)[0]
-
-
-def _verify_timed(gold: str, answer: str, timeout: int = 5) -> tuple[bool, bool]:
-    """(equal, overran). math-verify's own (SIGALRM) timeouts stop most slow inputs without
-    costing a worker, but return a silent False: the elapsed time tells an overrun apart. The
-    pool's process kill is the backstop for C code that ignores signals."""
+def _verify_timed(gold: str, answer: str, timeout: int = 5) -> tuple[bool, str]:
+    """(equal, status): "ok", "timeout", or "bad_gold" when math-verify reads nothing from the gold
+    (not even its string: every answer to that problem would be silently wrong). math-verify's own (SIGALRM) timeouts
+    stop most slow inputs without costing a worker, but return a silent False: the elapsed time
+    tells an overrun apart. The pool's process kill is the backstop for C code that ignores signals."""
     from math_verify import parse, verify
 
     t0 = time.monotonic()
+    g = None
     try:
         g = parse(_dollars(gold), parsing_timeout=timeout)
         a = parse(_dollars(answer), parsing_timeout=timeout)
-        equal = bool(g and a and verify(g, a, timeout_seconds=timeout))
+        # math-verify compares an inequality with an interval only when the answer is the interval;
+        # `-1<x<1` for gold `(-1,1)` is the same solution set, so both directions count.
+        equal = bool(g and a and verify(g, a, timeout_seconds=timeout, allow_set_relation_comp=True))
     except Exception:  # math-verify/sympy raise many types on malformed LaTeX: a wrong answer
         equal = False
-    return equal, not equal and time.monotonic() - t0 >= timeout
+    if equal:
+        return True, "ok"
+    if time.monotonic() - t0 >= timeout:
+        return False, "timeout"
+    return False, "ok" if g else "bad_gold"
 
 
 @dataclass
 class Grade:
     correct: bool
-    status: str  # "ok" | "no_answer" | "timeout" | "error"
+    status: str  # "ok" | "no_answer" | "timeout" | "error" | "bad_gold"
     extracted: str | None
 
 
@@ -132,8 +136,8 @@ class MathGrader:
         worker = self._workers.get()
         try:
             inner = max(1, int(self.timeout_s / 2))  # math-verify gives up first when it can
-            equal, overran = worker.call(_verify_timed, gold, answer, inner, timeout=self.timeout_s)
-            return Grade(equal, "timeout" if overran else "ok", answer)
+            equal, status = worker.call(_verify_timed, gold, answer, inner, timeout=self.timeout_s)
+            return Grade(equal, status, answer)
         except TimeoutError:
             return Grade(False, "timeout", answer)
         except (WorkerCrashed, MemoryError, RuntimeError, OSError):
