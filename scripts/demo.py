@@ -1,32 +1,50 @@
-"""`make demo`: the main job on an embedded default, on CPU, with no download.
+"""`make demo`: the whole pipeline on an embedded default, on CPU, with no download (a few minutes).
 
-Today: generate a small puzzle dataset and show what is in it. Later stages (SFT, RL,
-evaluation, analysis) join as they are built."""
+1. generate a small dataset of Tatham puzzles (shows what the puzzle envs produce);
+2. build the tiny local model, make sorting problems (RLVE gym, 3 numbers) and rejection-sampled
+   SFT traces for them;
+3. SFT, then GSPO with the frozen-reference novelty bonus;
+4. evaluate the SFT and the GSPO model (pass@k) and compare them problem by problem;
+5. analyze the reasoning of both evaluations (spans, primitives, motifs, chain depth).
+Every step resumes: re-running `make demo` redoes nothing that is finished."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
-from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(*args: str) -> None:
-    print("$ python " + " ".join(args), flush=True)
+    print("\n$ python " + " ".join(args), flush=True)
     subprocess.run([sys.executable, *args], cwd=ROOT, check=True)
 
 
 def main() -> None:
+    os.environ.setdefault("OMP_NUM_THREADS", "1")  # tiny model on 2 cores: one thread each is fastest
     run("generate.py", "--config", "configs/generate/demo.yaml")
-    data = ROOT / "runs/demo/data"
-    records = [json.loads(line) for f in sorted(data.glob("*.jsonl")) for line in f.open()]
-    print(f"\n{len(records)} records in {data.relative_to(ROOT)}/ ({', '.join(f.name for f in sorted(data.glob('*.jsonl')))})")
-    print("per env:", dict(Counter(r["env"] for r in records)))
-    sample = records[0]
-    print(f"\nfirst record: id={sample['id']} game_id={sample['meta']['game_id']}")
-    print("--- prompt ---\n" + sample["prompt"] + "\n--- gold answer ---\n" + sample["answer"])
+    first = json.loads((ROOT / "runs/demo/data/test-00000.jsonl").open().readline())
+    print(f"\nfirst test puzzle: {first['id']}  game_id {first['meta']['game_id']}\n{first['prompt'][:600]} ...")
+
+    run("-m", "utils.tiny", "runs/tiny")
+    run("generate.py", "--config", "configs/smoke/data.yaml")
+    run("generate.py", "--config", "configs/smoke/traces.yaml")
+    run("train.py", "--config", "configs/smoke/sft.yaml", "resume=true")
+    run("train.py", "--config", "configs/smoke/gspo_novelty.yaml", "resume=true")
+
+    run("evaluate.py", "--config", "configs/eval/demo.yaml", "name=demo/eval_sft", "model=runs/smoke/sft/final")
+    run("evaluate.py", "--config", "configs/eval/demo.yaml", "name=demo/eval_gspo",
+        "model=runs/smoke/gspo_novelty/final")
+    run("evaluate.py", "compare", "runs/demo/eval_sft", "runs/demo/eval_gspo")
+    run("analyze.py", "--config", "configs/analyze/default.yaml", "name=demo",
+        "inputs=[runs/demo/eval_sft/samples.jsonl,runs/demo/eval_gspo/samples.jsonl]", "names=[sft,gspo]",
+        "compare=runs/demo/compare-eval_sft-eval_gspo/compare.json")
+    print("\nDone. Look at: runs/demo/data/ (puzzles), runs/smoke/sft and runs/smoke/gspo_novelty "
+          "(metrics.jsonl, checkpoints), runs/demo/eval_*/results.json and passk.png, "
+          "runs/demo/compare-eval_sft-eval_gspo/, runs/demo/analysis/summary.md")
 
 
 if __name__ == "__main__":
