@@ -123,6 +123,12 @@ def test_helpers():
     assert same({"a": [1, (2,)]}, {"a": [1, (2,)]}) and not same(1, True) and not same([1], (1,))
 
 
+def test_bad_limits_are_refused_when_the_env_is_made():
+    for bad in ({"timeout_s": 0}, {"memory_mb": -1}, {"shown": 0}):
+        with pytest.raises(ValueError):
+            envs.make("deduction", **bad)
+
+
 def test_malformed_records_raise_naming_the_record():
     rec = envs.make("deduction").generate(0)
     del rec["meta"]["case"]

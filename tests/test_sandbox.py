@@ -289,3 +289,6 @@ def test_expressions_are_checked_too(sb):
     assert out[3].status == "error" and "SyntaxError" in out[3].stderr
     assert [r.value for r in sb.run_many([("x = 1", "x")] * 3, memory_mb=256)] == ["1"] * 3
     assert sb.run("x = 2", "x", memory_mb=1024).value == "2", "a larger limit gets a fresh runner"
+    for bad in ({"timeout_s": 0}, {"timeout_s": -1}, {"memory_mb": -1}):  # negative limits would mean no limit
+        with pytest.raises(ValueError, match="sandbox"):
+            sb.run("x = 1", "x", **bad)

@@ -175,6 +175,12 @@ def test_strategy_bins_and_config():
         load_or_raise(GenerateConfig, ["mode=synth", "synth.envs=[bogus]"])
     with pytest.raises(ConfigError, match="synth.shown"):
         load_or_raise(GenerateConfig, ["mode=synth", "synth.shown=9"])
+    # what used to surface as a traceback at run time
+    for override, key in (("synth.corpus=/no/such/dir", "synth.corpus"), ("synth.timeout_s=0", "synth.timeout_s"),
+                          ("synth.memory_mb=-1", "synth.memory_mb"), ("synth.harder_at=1.5", "synth.harder_at"),
+                          ("synth.student.engine.replay_path=nope.jsonl", "synth.student.engine.replay_path")):
+        with pytest.raises(ConfigError, match=key):
+            load_or_raise(GenerateConfig, ["--config", str(CONFIG), override])
 
 
 def test_teacher_parsing_is_strict():

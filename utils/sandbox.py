@@ -107,6 +107,8 @@ class Sandbox:
     def run_many(self, jobs, workers: int | None = None, *, timeout_s: float = 2.0,
                  memory_mb: int = 512) -> list[Result]:
         """Results of (code, expr) jobs in their order, with at most `workers` running at once."""
+        if not timeout_s > 0 or memory_mb < 1:  # a negative limit would turn into no limit at all
+            raise ValueError(f"sandbox: need timeout_s > 0 and memory_mb >= 1, got {timeout_s} and {memory_mb}")
         jobs = list(jobs)
         workers = max(1, workers or os.cpu_count() or 1)
         results: list[Result | None] = [None] * len(jobs)

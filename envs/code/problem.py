@@ -154,6 +154,8 @@ class CodeEnv(Env):
     reward_range = (0.0, 1.0)
 
     def __init__(self, timeout_s: float = 2.0, memory_mb: int = 512, shown: int = 3):
+        if not timeout_s > 0 or memory_mb < 1 or shown < 1:
+            raise ValueError(f"{self.name}: need timeout_s > 0, memory_mb >= 1 and shown >= 1")
         self.timeout_s, self.memory_mb, self.shown = float(timeout_s), int(memory_mb), int(shown)
 
     def generate(self, seed: int, difficulty: int = 0) -> dict:

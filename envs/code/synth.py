@@ -104,6 +104,18 @@ class SynthConfig:
                     yield f"{name}.{b}", "must be [low, high] with 0 <= low <= high <= 1"
         if not {"easy", "medium", "hard"} <= set(self.chain_bins):
             yield "chain_bins", "needs easy, medium and hard"
+        for key in ("harder_at", "near_duplicate"):
+            if not 0 < getattr(self, key) <= 1:
+                yield key, "must be in (0, 1]"
+        if self.timeout_s <= 0 or self.memory_mb < 1:
+            yield "timeout_s" if self.timeout_s <= 0 else "memory_mb", "must be > 0"
+        if self.corpus != "stdlib" and not self.corpus.startswith("hf:") and not Path(self.corpus).is_dir():
+            yield "corpus", f"{self.corpus!r} is not 'stdlib', 'hf:<dataset>' or a directory"
+        for role in ("teacher", "student"):
+            engine = getattr(self, role).engine
+            if engine.backend == "replay" and not Path(engine.replay_path).is_file():
+                yield f"{role}.engine.replay_path", f"{engine.replay_path!r} is not a file (relative paths start at " \
+                                                    f"the directory you run from)"
 
 
 def bin_of(p: float, bins: dict) -> str | None:
