@@ -203,3 +203,18 @@ def test_dedupe():
     assert d.check(renamed) == "duplicate"
     assert d.check(base.replace("return total", "return total + 1")) == "near_duplicate"
     assert d.check("def f(s):\n    return s.upper()[::-1]\n") is None
+
+
+def test_snippets_are_windows_of_the_asked_length(tmp_path):
+    from envs.code.snippets import SnippetSource
+
+    (tmp_path / "short.py").write_text("x = 1\n" * 12)  # too short for a 25-line window: never used
+    (tmp_path / "long.py").write_text("".join(f"line_{i} = {i}\n" for i in range(200)))
+    source = SnippetSource(str(tmp_path))
+    for seed in range(40):
+        text, where = source.snippet(seed, 25, 50)
+        assert where["document"] == "long.py" and 25 <= len(text.splitlines()) == where["lines"] <= 50
+        assert text.splitlines()[0] == f"line_{where['start_line'] - 1} = {where['start_line'] - 1}"
+        assert source.snippet(seed, 25, 50) == (text, where)
+    with pytest.raises(ValueError, match="no usable snippet"):
+        SnippetSource(str(tmp_path)).snippet(0, 300, 400)

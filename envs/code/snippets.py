@@ -45,14 +45,14 @@ class SnippetSource:
         rng = random.Random(seed)
         for _ in range(100):
             name, lines = self._document(rng)
-            if sum(bool(line.strip()) for line in lines) < min(10, min_lines):
+            if len(lines) < min_lines:  # a shorter document cannot give a window of min_lines lines
                 continue
             n = min(len(lines), rng.randint(min_lines, max_lines))
             start = rng.randint(0, len(lines) - n)
             window = lines[start:start + n]
             if sum(bool(line.strip()) for line in window) >= n // 2:
-                return "\n".join(window).strip("\n") + "\n", {"corpus": self.corpus, "document": name,
-                                                                "start_line": start + 1, "lines": n}
+                return "\n".join(window) + "\n", {"corpus": self.corpus, "document": name, "start_line": start + 1,
+                                                   "lines": n}
         raise ValueError(f"corpus {self.corpus!r}: no usable snippet for seed {seed}")
 
     def _document(self, rng: random.Random) -> tuple[str, list[str]]:
