@@ -146,6 +146,27 @@ def test_teacher_errors_are_retried_then_the_seed_is_skipped(tmp_path, monkeypat
     assert counts["kept"] >= 3, "the other seeds go on"
 
 
+class NoVariants:
+    """A teacher endpoint that fails on every request for an easier variant (the chains)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def generate(self, prompts, params, seeds=None):
+        if any("Write an easier variant" in m["content"] for p in prompts for m in p):
+            raise ConnectionError("HTTP 503")
+        return self.inner.generate(prompts, params, seeds=seeds)
+
+
+def test_teacher_errors_during_chains_are_not_format_rejections(demo, tmp_path, monkeypatch_module):
+    out, _ = demo
+    cfg = demo_cfg(**{"teacher.retries": 0})
+    counts = synthesize(cfg, tmp_path / "nochains", teacher=NoVariants(make_engine(cfg.teacher.engine)))["counts"]
+    normal = json.loads((out / "manifest.json").read_text())["counts"]
+    assert counts["rejected:teacher_error"] == cfg.chain_attempts and counts["chains_incomplete"] == 1
+    assert counts["rejected:format"] == normal["rejected:format"] and counts["kept"] == normal["kept"]
+
+
 def test_with_the_tiny_model(tmp_path, monkeypatch_module):
     from utils.tiny import build_tiny
 

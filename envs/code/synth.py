@@ -325,7 +325,11 @@ class Synthesizer:
                 answers = self.generate(self.teacher, cfg.teacher, prompts, 1, seeds, stats)
                 vetted = []
                 for w, ans in zip(todo, answers):
-                    problem, reason = self.vet(ans[0] if ans else None, w[-1][0], stats)
+                    if ans is None:  # the endpoint kept failing: not the teacher's format
+                        problem, reason = None, "teacher_error"
+                        stats["rejected:teacher_error"] += 1
+                    else:
+                        problem, reason = self.vet(ans[0], w[-1][0], stats)
                     if reason:
                         trace.append({"chain": w[0][2]["id"], "level": level, "attempt": attempt,
                                       "outcome": f"rejected:{reason}"})
