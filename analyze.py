@@ -46,7 +46,8 @@ class ClassifierConfig:
                             choices=("shipped", "judges"))
     model: str = field("", help="hf: model directory or hub name to fine-tune (paper: Qwen/Qwen3-1.7B)")
     load: str = field("", help="hf: an already fine-tuned classifier directory; used as is, no training")
-    heldout_fraction: float = field(0.1, help="judges: share of judged traces held out for macro-F1")
+    heldout_fraction: float = field(0.1, help="judges: share of judged problems (all their traces) held out "
+                                                  "for macro-F1")
     ngram: NgramConfig = field(NgramConfig(), help="embedded n-gram model")
     hf: HFTrainConfig = field(HFTrainConfig(), help="HF fine-tuning and inference")
 
@@ -171,8 +172,10 @@ def read_traces(cfg: AnalyzeConfig, bad: Counter) -> list[Trace]:
                 response = ""
             if not response.strip():
                 bad["empty_response"] += 1
-            elif "</reasoning>" not in response:
+            elif "<reasoning>" not in response and "</reasoning>" not in response:
                 bad["no_reasoning_tags"] += 1  # not an error: the whole response is the reasoning
+            elif "</reasoning>" not in response:
+                bad["reasoning_not_closed"] += 1  # cut at the token budget: analysed up to the cut
             bad["largest_response_chars"] = max(bad["largest_response_chars"], len(response))
             ckpt = default_ckpt if cfg.names else str(row.get(fields["checkpoint"]) or default_ckpt)
             bench = str(row.get(fields["benchmark"]) or "default")
@@ -249,16 +252,17 @@ def _fit_classifier(cfg: AnalyzeConfig, train: list[tuple[str, str, str]], out: 
             [s for s, _, _ in train], [y for _, _, y in train], log=log)
         clf.save(saved)
         (saved / "train_fingerprint").write_text(fp + "\n")
-    return lambda pairs: _cached_predict(clf, [s for s, _ in pairs], out / "label_cache.jsonl")
+    return lambda pairs: _cached_predict(clf, [s for s, _ in pairs], out / "label_cache.jsonl", fp)
 
 
-def _cached_predict(clf, texts: list[str], cache: Path) -> list[str]:
-    """HF predictions through an append-only cache, so labelling a large corpus resumes."""
+def _cached_predict(clf, texts: list[str], cache: Path, classifier_key: str) -> list[str]:
+    """HF predictions through an append-only cache, so labelling a large corpus resumes. Keys hold
+    the classifier's fingerprint: a retrained or another classifier never reuses stale labels."""
     from utils.judges import prompt_key
     from utils.records import append_jsonl, read_jsonl_tolerant
 
     known = {row["key"]: row["label"] for row in read_jsonl_tolerant(cache)}
-    keys = [prompt_key(t) for t in texts]
+    keys = [prompt_key(f"{classifier_key}\0{t}") for t in texts]
     todo = list({k: i for i, k in enumerate(keys) if k not in known}.values())
     chunk = 50 * clf.cfg.batch_size
     for start in range(0, len(todo), chunk):
@@ -308,17 +312,16 @@ def label_traces(cfg: AnalyzeConfig, traces: list[Trace], out: Path, bad: Counte
             predict = _fit_classifier(cfg, train, out)
         else:
             # The paper's pipeline: the jury labels a random sample of spans, the classifier learns the
-            # consensus on most traces and is scored on the held-out ones, then labels everything.
+            # consensus on most problems and is scored on the held-out ones, then labels everything.
             rng = random.Random(cfg.seed)
             chosen = sorted(rng.sample(range(len(where)), min(cfg.judge_spans, len(where))))
             items = [(pairs[j][0], _context(traces[where[j][0]].spans, where[j][1], cfg.context_chars)) for j in chosen]
             consensus_labels, report["judges"] = _judge(cfg, items, out, bad)
-            held = {t for t in sorted({where[j][0] for j in chosen}) if random.Random(f"{cfg.seed}/{t}").random() < c.heldout_fraction}
+            held = heldout_problems([traces[where[j][0]] for j in chosen], c.heldout_fraction, cfg.seed)
             triples = [(pairs[j][0], pairs[j][1], y) for j, y in zip(chosen, consensus_labels)]
-            train = [tr for j, tr in zip(chosen, triples) if where[j][0] not in held]
-            test = [tr for j, tr in zip(chosen, triples) if where[j][0] in held]
-            if not train:  # so few judged traces that all were held out: train on them, score nothing
-                train, test = test, []
+            in_held = [(traces[where[j][0]].benchmark, traces[where[j][0]].problem_id) in held for j in chosen]
+            train = [tr for tr, h in zip(triples, in_held) if not h]
+            test = [tr for tr, h in zip(triples, in_held) if h]
             predict = _fit_classifier(cfg, train, out)
             if test:
                 gold, pred = [y for _, _, y in test], predict([(s, p) for s, p, _ in test])
@@ -332,6 +335,15 @@ def label_traces(cfg: AnalyzeConfig, traces: list[Trace], out: Path, bad: Counte
     for (t, _), label in zip(where, labels):
         traces[t].labels.append(label)
     return report
+
+
+def heldout_problems(traces: list[Trace], fraction: float, seed: int) -> set[tuple[str, str]]:
+    """(benchmark, problem_id) of the problems whose judged spans score the classifier: a seeded
+    `fraction` of the problems (at least one, never all), with every sample and checkpoint of a
+    problem on the same side, so no held-out span has a sibling trace of its problem in training."""
+    problems = sorted({(t.benchmark, t.problem_id) for t in traces})
+    order = sorted(problems, key=lambda p: random.Random(f"{seed}/{p[0]}/{p[1]}").random())
+    return set(order[:min(len(order) - 1, max(1, round(fraction * len(order))))])
 
 
 def span_tokens(cfg: AnalyzeConfig, traces: list[Trace]) -> None:

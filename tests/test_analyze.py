@@ -262,3 +262,42 @@ def test_segmentation_regressions():
     # spans start and end on non-whitespace, so joining them loses only whitespace
     text = "  \n\n" + para + "\n\n\t Check: " + para + "  \n\n  "
     assert all(not text[a].isspace() and not text[b - 1].isspace() for a, b in segment_slices(text))
+
+
+def test_reasoning_text_of_cut_and_half_tagged_responses():
+    # regression: a response cut at the token budget kept its "<reasoning>" tag in the first span,
+    # and one whose opening tag was in the prompt was analysed answer and all
+    assert reasoning_text("<reasoning>Let x = 2. Then") == "Let x = 2. Then"
+    assert reasoning_text("Let x = 2.</reasoning><answer>2</answer>") == "Let x = 2."
+    assert reasoning_text("a <reasoning>b</reasoning> c <reasoning>d</reasoning>") == "d"
+    assert reasoning_text("plain text") == "plain text"
+
+
+def test_judged_heldout_split_is_by_problem():
+    import analyze
+    from analyze import Trace
+
+    traces = [Trace(f"ck{c}", "b", f"p{p}", s, None) for c in range(2) for p in range(20) for s in range(3)]
+    held = analyze.heldout_problems(traces, 0.1, seed=0)
+    assert len(held) == 2 and held <= {("b", f"p{p}") for p in range(20)}
+    assert held == analyze.heldout_problems(list(reversed(traces)), 0.1, seed=0)  # order-free
+    assert held != analyze.heldout_problems(traces, 0.1, seed=1)
+    one = [Trace("c", "b", "p", 0, None)]
+    two = one + [Trace("c", "b", "q", 0, None)]
+    assert analyze.heldout_problems(one, 0.5, 0) == set()  # nothing to train on otherwise
+    assert len(analyze.heldout_problems(two, 0.01, 0)) == 1 and len(analyze.heldout_problems(two, 0.99, 0)) == 1
+
+
+def test_label_cache_is_per_classifier(tmp_path):
+    # regression: a retrained classifier read the previous classifier's labels from the cache
+    from types import SimpleNamespace
+
+    import analyze
+
+    def clf(label):
+        return SimpleNamespace(cfg=SimpleNamespace(batch_size=4), predict=lambda texts: [label] * len(texts))
+
+    cache = tmp_path / "label_cache.jsonl"
+    assert analyze._cached_predict(clf("plan"), ["a", "b"], cache, "fp1") == ["plan", "plan"]
+    assert analyze._cached_predict(clf("check"), ["a", "b"], cache, "fp2") == ["check", "check"]
+    assert analyze._cached_predict(clf("other"), ["a", "c"], cache, "fp1") == ["plan", "other"]

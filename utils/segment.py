@@ -1,6 +1,7 @@
 """Split a chain of thought into spans (puzzle-to-math transfer paper, section 4 / Appendix K).
 
-1. Take the text inside <reasoning>...</reasoning> if present, else the whole response.
+1. Take the text inside <reasoning>...</reasoning> if present (a block cut off by the token budget
+   runs to the end), else the whole response.
 2. Split at paragraph boundaries (blank lines), then inside paragraphs before lines that open with
    a discourse marker (numbered steps, sequential connectives, hypotheticals, verification,
    self-correction, redirection, conclusions, failure markers).
@@ -17,6 +18,10 @@ import re
 MIN_TOKENS, MAX_TOKENS, TAIL_TOKENS = 80, 250, 40
 
 # One alternation per marker family of the paper; matched at the start of a line (after bullets).
+# Deviation: the paper names each family by examples (Case/Step/Option N; First, Second, Then;
+# Suppose, Assume, Let's; Check, Verify, Confirm; Wait, Actually, Hmm; Instead, Alternatively,
+# Going back; Therefore, Hence, Thus; Contradiction, This doesn't work); the other phrases below
+# are our additions to the same families.
 MARKERS = [
     r"(?:case|step|option)\s+\d+",  # numbered steps
     r"first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|finally",  # sequential connectives
@@ -36,10 +41,14 @@ SENTENCE_END_RE = re.compile(r"[.!?]\s+")
 
 
 def reasoning_text(text: str) -> str:
-    """The content of the last closed <reasoning> block, else everything."""
-    close = text.rfind("</reasoning>")
-    open_ = text.rfind("<reasoning>", 0, close) if close >= 0 else -1
-    return text[open_ + len("<reasoning>"):close] if open_ >= 0 else text
+    """The content of the last <reasoning> block; without its closing tag (a response cut at the
+    token budget) it runs to the end, without its opening tag (the tag was in the prompt) it starts
+    at the beginning; without either tag, everything."""
+    open_ = text.rfind("<reasoning>")
+    close = text.find("</reasoning>", max(open_, 0))
+    if open_ < 0 and close < 0:
+        return text
+    return text[open_ + len("<reasoning>") if open_ >= 0 else 0:close if close >= 0 else len(text)]
 
 
 def _tokens(n_chars: int) -> float:
