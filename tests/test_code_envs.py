@@ -61,6 +61,11 @@ def test_deduction_wrong_answers_that_look_right():
     assert envs.score(rec2, answer("output", "[2, (2, 'a'), {'k': None}]")).correct
     assert not envs.score(rec2, answer("output", "[2, [2, 'a'], {'k': None}]")).correct
     assert not envs.score(rec2, answer("output", "[2, (2, 'a'), {'k': 0}]")).correct
+    rec3 = record("deduction", "def f(x):\n    return {x: 'a'}, {x}", [("1", "({1: 'a'}, {1})")])
+    rec3["meta"]["case"] = 0
+    assert envs.score(rec3, answer("output", "({1: 'a'}, {1})")).correct
+    for text in ("({True: 'a'}, {1})", "({1: 'a'}, {True})", "({1.0: 'a'}, {1})"):
+        assert not envs.score(rec3, answer("output", text)).correct, text
     # the last block counts, and a block must be closed and tagged exactly
     assert envs.score(rec, answer("output", "7") + "\n" + answer("output", "1")).correct
     assert not envs.score(rec, answer("output", "1") + "\n" + answer("output", "7")).correct
@@ -121,6 +126,9 @@ def test_helpers():
     assert parse_args("1), (2") is None and parse_args("a") is None and parse_args("k=1") is None
     assert parse_args("[" * 100_000) is None and parse_args("(" * 5000 + ")" * 5000) is None
     assert same({"a": [1, (2,)]}, {"a": [1, (2,)]}) and not same(1, True) and not same([1], (1,))
+    assert same({1: "a", (2, "b"): None}, {(2, "b"): None, 1: "a"}) and same({1, "x"}, {"x", 1})
+    assert not same({True: "a"}, {1: "a"}) and not same({1, 2}, {True, 2}) and not same({(1,): 0}, {(1.0,): 0})
+    assert not same(frozenset({0}), frozenset({False})) and not same({1: 2}, {1: 2, 3: 4})
 
 
 def test_bad_limits_are_refused_when_the_env_is_made():

@@ -122,8 +122,10 @@ def same(a: Any, b: Any) -> bool:
         return False
     if isinstance(a, (list, tuple)):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (dict, set, frozenset)):  # keys and members too: {True: 0} == {1: 0} in Python
+        own = {k: k for k in b}  # b's own key object for each key of a
+        return len(a) == len(b) and all(k in own and same(k, own[k]) and (type(a) is not dict or same(a[k], b[k]))
+                                        for k in a)
     return a == b
 
 
