@@ -135,6 +135,11 @@ def test_select_rejects_distractors_and_accepts_working_subsets():
             rejected += not works
     assert rejected > 0
     assert not envs.score(rec, answer(meta["steps"] + meta["steps"][:1]), env=env).correct  # used twice
+    # partial credit: the gold states the answered order reproduces, at their positions
+    for order, share in ((["sort_ascending", "prefix_sums"], 2 / 3), (["sort_ascending", "reverse_list"], 1 / 3),
+                         (["reverse_list", "sort_ascending", "prefix_sums"], 0.0)):
+        rew = envs.score(rec, answer(order), env=env)
+        assert not rew.correct and rew.parts["partial"] == pytest.approx(share), (order, rew)
     swapped = record_for("select", ["double_each", "reverse_list"], [1, 2, 3])
     assert envs.score(swapped, answer(["reverse_list", "double_each"]), env=env).correct
 
