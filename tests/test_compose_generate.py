@@ -65,7 +65,9 @@ def test_pool_size_override_and_other_settings_refused(tmp_path):
 
 def test_bad_races_config_is_one_line_naming_the_key(tmp_path):
     for override, key in (("races.operators.teleport=1", "races.operators.teleport"), ("races.max_size=7", "races.min_size"),
-                          ("races.pool=nope", "races.pool")):
+                          ("races.pool=nope", "races.pool"), ("races.timeout_s=0", "races.timeout_s"),
+                          ("races.max_steps=0", "races.max_steps"), ("races.max_seconds=-1", "races.max_seconds"),
+                          ("races.usage_power=-1", "races.usage_power")):
         p = subprocess.run([sys.executable, "generate.py", "--config", CONFIG, f"out={tmp_path}", override],
                            cwd=ROOT, capture_output=True, text=True)
         assert p.returncode == 2 and key in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr

@@ -182,6 +182,9 @@ def test_env_params():
     for bad in ({"teleport": 1}, {"sort": 0}, {"sort": -1}):
         with pytest.raises(ValueError):
             envs.make("races", operators=bad)
+    for bad in ({"timeout_s": 0}, {"max_steps": 0}, {"partial_weight": -1}):
+        with pytest.raises(ValueError, match="races"):
+            envs.make("races", **bad)
 
 
 @settings(max_examples=150, deadline=None)

@@ -64,6 +64,11 @@ class RacesGenConfig:
             yield "count", "must be >= 0"
         if self.extensions < 1:
             yield "extensions", "must be >= 1"
+        for key in ("max_steps", "timeout_s", "max_seconds"):  # 0 would reject every composite
+            if getattr(self, key) <= 0:
+                yield key, "must be > 0"
+        if self.usage_power < 0:
+            yield "usage_power", "must be >= 0 (a negative power favours the most used bricks)"
 
 
 def generate_races(cfg: RacesGenConfig, out: str, seed: int, shard_size: int) -> dict:

@@ -56,6 +56,9 @@ class RacesEnv(Env):
         if unknown or any(w < 0 for w in self.operators.values()) or not any(self.operators.values()):
             raise ValueError(f"races: operators must map names in {list(OPERATORS)} to weights >= 0, "
                              f"not all 0; got {self.operators}")
+        if max_steps < 1 or timeout_s <= 0 or partial_weight < 0:
+            raise ValueError(f"races: need max_steps >= 1, timeout_s > 0 and partial_weight >= 0; got {max_steps}, "
+                             f"{timeout_s}, {partial_weight}")
         self.pool = Pool(pool_bricks(pool, pool_size), Limits(max_steps, timeout_s))
         self.partial_weight = float(partial_weight)
         self.reward_range = (0.0, 1.0 + self.partial_weight)
