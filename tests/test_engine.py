@@ -111,3 +111,97 @@ def test_openai_engine_against_local_server():
             eng.generate(["x"], SamplingParams())
     finally:
         server.shutdown()
+
+
+def test_hf_engine_stop_strings_cut_text_tokens_and_logprobs(tiny):
+    # regression: a stop string cut the text but left token_ids/logprobs running to max_tokens
+    from transformers import AutoTokenizer
+
+    eng = make_engine(EngineConfig(backend="hf", model=tiny, batch_size=4))
+    tok = AutoTokenizer.from_pretrained(tiny)
+    params = dict(n=4, max_tokens=24, seed=3, logprobs=True)
+    free = eng.generate([chat("Sort 3 1 2")], SamplingParams(**params))[0]
+    longest = max(free, key=lambda c: len(c.text)).text
+    stop = longest[len(longest) // 2:len(longest) // 2 + 2]
+    cut = eng.generate([chat("Sort 3 1 2")], SamplingParams(**params, stop=[stop]))[0]
+    hits = 0
+    for f, c in zip(free, cut):
+        assert c.token_ids == f.token_ids[:len(c.token_ids)] and len(c.logprobs) == len(c.token_ids)
+        assert c.logprobs == f.logprobs[:len(c.token_ids)]
+        if stop in f.text:
+            hits += 1
+            assert c.text == f.text[:f.text.index(stop)] and c.finish_reason == "stop"
+            assert stop in tok.decode(c.token_ids) and stop not in tok.decode(c.token_ids[:-1])
+        else:
+            assert c.text == f.text and c.token_ids == f.token_ids
+    assert hits >= 1
+
+
+def test_chat_prompts_encode_to_token_ids(tiny):
+    # regression: transformers 5 returns a BatchEncoding from apply_chat_template, and the vLLM
+    # backend sent its keys ("input_ids", "attention_mask") as the prompt
+    from transformers import AutoTokenizer
+
+    from utils.engine import encode
+
+    tok = AutoTokenizer.from_pretrained(tiny)
+    text = tok.apply_chat_template(chat("Sort 3 1 2"), add_generation_prompt=True, tokenize=False)
+    assert encode(tok, chat("Sort 3 1 2")) == tok(text, add_special_tokens=False)["input_ids"]
+    assert encode(tok, "plain") == tok("plain", add_special_tokens=False)["input_ids"]
+
+
+def test_vllm_engine_sends_one_seeded_request_per_prompt(tiny, monkeypatch):
+    """VLLMEngine against a stand-in for the vllm API (no GPU here): one request per prompt with n
+    samples and that prompt's seed, token-id prompts, behaviour log-probs, weight sync by RPC."""
+    import importlib
+    import sys
+    import types
+
+    from transformers import AutoTokenizer
+
+    from utils.engine import encode
+
+    tok = AutoTokenizer.from_pretrained(tiny)
+    calls = []
+
+    class LLM:
+        def __init__(self, **kw):
+            calls.append(("init", kw))
+
+        def get_tokenizer(self):
+            return tok
+
+        def generate(self, prompts, params, use_tqdm):
+            calls.append(("generate", prompts, params))
+            lp = types.SimpleNamespace
+            return [lp(outputs=[lp(text=f"{p.seed}/{j}", token_ids=[7, 8], finish_reason="length" if j else "stop",
+                                   logprobs=[{7: lp(logprob=-1.0), 9: lp(logprob=-3.0)}, {8: lp(logprob=-2.0)}])
+                                for j in range(p.n)]) for p in params]
+
+        def collective_rpc(self, method, args=()):
+            calls.append(("rpc", method, args))
+
+        def reset_prefix_cache(self):
+            calls.append(("reset",))
+
+    vllm = types.ModuleType("vllm")
+    vllm.LLM, vllm.SamplingParams = LLM, lambda **kw: types.SimpleNamespace(**kw)
+    inputs = types.ModuleType("vllm.inputs")
+    inputs.TokensPrompt = dict
+    monkeypatch.setitem(sys.modules, "vllm", vllm)
+    monkeypatch.setitem(sys.modules, "vllm.inputs", inputs)
+
+    eng = make_engine(EngineConfig(backend="vllm", model=tiny), seed=5)
+    init = calls[0][1]
+    module, cls = init["worker_extension_cls"].rsplit(".", 1)
+    assert hasattr(importlib.import_module(module), cls) and init["seed"] == 5
+    prompts = [chat("Sort 3 1 2"), chat("Sort 2 1")]
+    out = eng.generate(prompts, SamplingParams(n=3, temperature=0.6, max_tokens=9, logprobs=True), seeds=[11, 12])
+    (_, sent, params), = [c for c in calls if c[0] == "generate"]  # one call for every prompt
+    assert [p["prompt_token_ids"] for p in sent] == [encode(tok, p) for p in prompts]
+    assert [(p.n, p.seed, p.logprobs, p.max_tokens) for p in params] == [(3, 11, 0, 9), (3, 12, 0, 9)]
+    assert [[c.text for c in row] for row in out] == [["11/0", "11/1", "11/2"], ["12/0", "12/1", "12/2"]]
+    assert out[0][0].logprobs == [-1.0, -2.0] and out[0][0].seed == 11
+    assert [c.finish_reason for c in out[1]] == ["stop", "length", "length"]
+    eng.sync_weights(iter([("w", 1)]))
+    assert calls[-2:] == [("reset",), ("rpc", "load_named_weights", ([("w", 1)],))]

@@ -105,6 +105,15 @@ def chat(prompt_text: str, system: str | None = None) -> list[dict]:
     return ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt_text}]
 
 
+def encode(tokenizer, prompt) -> list[int]:
+    """Token ids of a plain string (as-is) or a chat (template applied, generation prompt added).
+    transformers 5 returns a BatchEncoding from apply_chat_template: list() of it gives its keys."""
+    if isinstance(prompt, str):
+        return tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    ids = tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=True)
+    return list(ids["input_ids"] if hasattr(ids, "keys") else ids)
+
+
 # --------------------------------------------------------------------------- hf
 
 
@@ -128,15 +137,9 @@ class HFEngine:
         self.stop_ids = {i for i in eos + [self.tokenizer.eos_token_id] if i is not None}
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else min(self.stop_ids)
 
-    def encode(self, prompt) -> list[int]:
-        if isinstance(prompt, str):
-            return self.tokenizer(prompt, add_special_tokens=False)["input_ids"]
-        ids = self.tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=True)
-        return list(ids["input_ids"] if isinstance(ids, dict) or hasattr(ids, "keys") else ids)
-
     def generate(self, prompts: list, params: SamplingParams, seeds: Sequence[int] | None = None) -> list[list[Completion]]:
         pseeds = _prompt_seeds(len(prompts), params, seeds)
-        encoded = [self.encode(p) for p in prompts]
+        encoded = [encode(self.tokenizer, p) for p in prompts]
         rows = [(i, j) for i in range(len(prompts)) for j in range(params.n)]
         out: list[list[Completion | None]] = [[None] * params.n for _ in prompts]
         # longest prompts first so a batch wastes little padding
@@ -146,7 +149,8 @@ class HFEngine:
             row_seeds = [None if pseeds[i] is None else derive_seed(pseeds[i], j) for i, j in batch]
             done = self._sample([encoded[i] for i, _ in batch], row_seeds, params)
             for (i, j), (ids, lps, reason) in zip(batch, done):
-                text = self.tokenizer.decode(ids[:-1] if reason == "stop" else ids, skip_special_tokens=True)
+                eos = reason == "stop" and ids[-1] in self.stop_ids  # else a stop string ended the row
+                text = self.tokenizer.decode(ids[:-1] if eos else ids, skip_special_tokens=True)
                 text, reason = _apply_stop(text, reason, params.stop)
                 out[i][j] = Completion(text=text, token_ids=ids, logprobs=lps if params.logprobs else None,
                                        finish_reason=reason, seed=pseeds[i], prompt_token_ids=encoded[i])
@@ -170,7 +174,10 @@ class HFEngine:
         # one generator per row: a sample depends on its own seed only, never on its batch
         gens = [torch.Generator(device="cpu") for _ in seeds]
         for g, s in zip(gens, seeds):
-            g.manual_seed(s if s is not None else torch.seed())
+            if s is None:
+                g.seed()  # this generator only: torch.seed() would reseed the caller's global RNG
+            else:
+                g.manual_seed(s)
         stop = torch.tensor(sorted(self.stop_ids))
         finished = torch.zeros(B, dtype=torch.bool)
         length = torch.full((B,), -1)  # tokens kept per row, the stop token included
@@ -187,6 +194,8 @@ class HFEngine:
                     toks.append(nxt)
                     lps.append(torch.log_softmax(logits, dim=-1).gather(1, nxt.view(B, 1)).squeeze(1))
                     newly = torch.isin(nxt, stop) & ~finished
+                    if params.stop:  # a row ends with the token that completes a stop string (vLLM's cut)
+                        newly |= self._stop_string_rows(toks, ~finished, params.stop)
                     length = torch.where(newly, torch.full_like(length, k + 1), length)
                     finished |= newly
                     if bool(finished.all()):
@@ -198,6 +207,19 @@ class HFEngine:
             model.train(was_training)
         T, P, n = torch.stack(toks, 1).tolist(), torch.stack(lps, 1).tolist(), length.tolist()
         return [(T[b][:n[b]], P[b][:n[b]], "stop") if n[b] >= 0 else (T[b], P[b], "length") for b in range(B)]
+
+    def _stop_string_rows(self, toks: list, active, stop: Sequence[str]):
+        """Rows whose newest tokens complete a stop string; only the last few tokens are decoded
+        (a token holds at least one byte, so len(stop) + 2 tokens cover any newly completed one)."""
+        import torch
+
+        window = max(len(s.encode()) for s in stop) + 2
+        tail = torch.stack(toks[-window:], 1)
+        hit = torch.zeros(len(active), dtype=torch.bool)
+        for b in active.nonzero().flatten().tolist():
+            text = self.tokenizer.decode(tail[b].tolist(), skip_special_tokens=True)
+            hit[b] = any(s and s in text for s in stop)
+        return hit
 
 
 def _draw(logits, params: SamplingParams, gens) -> "torch.Tensor":
@@ -246,17 +268,12 @@ class VLLMEngine:
                        worker_extension_cls="utils.engine.VLLMWeightSync")
         self.tokenizer = self.llm.get_tokenizer()
 
-    def encode(self, prompt) -> list[int]:
-        if isinstance(prompt, str):
-            return self.tokenizer(prompt, add_special_tokens=False)["input_ids"]
-        return list(self.tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=True))
-
     def generate(self, prompts: list, params: SamplingParams, seeds: Sequence[int] | None = None) -> list[list[Completion]]:
         from vllm import SamplingParams as VSP
         from vllm.inputs import TokensPrompt
 
         pseeds = _prompt_seeds(len(prompts), params, seeds)
-        encoded = [self.encode(p) for p in prompts]
+        encoded = [encode(self.tokenizer, p) for p in prompts]
         sps = [VSP(n=params.n, temperature=params.temperature, top_p=params.top_p, max_tokens=params.max_tokens,
                    seed=s, stop=list(params.stop) or None, logprobs=0 if params.logprobs else None)
                for s in pseeds]
