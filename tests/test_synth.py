@@ -70,6 +70,9 @@ def test_progression_filters_and_dedupe(demo):
                    "near_duplicate", "unsolved"):
         assert counts.get(f"rejected:{reason}", 0) >= 1, reason
     assert counts["next:harder"] >= 2 and counts["next:vary"] >= 2 and counts["next:easier"] == 1
+    # malformed student answers are counted (and are failures), never a crash
+    assert 0 < counts["student_unparsable"] < counts["student_answers"] and "unparsable (format)" in stdout
+    assert counts["student_answers"] % 32 == 0
     trace = {(e["seed"], e["turn"]): e for e in read(out, "trace") if "seed" in e}
     assert [trace[0, t]["outcome"] for t in (1, 2, 3, 4)] == ["kept", "kept", "rejected:duplicate",
                                                               "rejected:near_duplicate"]

@@ -231,7 +231,10 @@ class Synthesizer:
                 stats["rejected:student_error"] += 1
                 results.append(None)
                 continue
-            correct = [self.env(env).score(rec, t).correct for t in texts]
+            rewards = [self.env(env).score(rec, t) for t in texts]
+            correct = [r.correct for r in rewards]
+            stats["student_answers"] += len(texts)
+            stats["student_unparsable"] += sum(not r.parts["format"] for r in rewards)  # counted as failures
             solved = next((t for t, c in zip(texts, correct) if c), None)
             failed = next((t for t, c in zip(texts, correct) if not c), None)
             results.append((rec, sum(correct) / len(texts), solved, failed))
@@ -410,7 +413,9 @@ def format_summary(s: dict) -> str:
     counts = s["counts"]
     lines = [f"wrote {s['out']}/ ({s['shards']} shards, {s['seeds']} seed snippets)",
              f"  kept {counts.get('kept', 0)} problems; chains complete {counts.get('chains_complete', 0)} "
-             f"of {counts.get('chains_started', 0)}; seeds skipped {counts.get('skipped_seeds', 0)}"]
+             f"of {counts.get('chains_started', 0)}; seeds skipped {counts.get('skipped_seeds', 0)}",
+             f"  student answers {counts.get('student_answers', 0)}, unparsable (format) "
+             f"{counts.get('student_unparsable', 0)}"]
     lines += [f"    {n:6d}  {k}" for k, n in counts.items() if k.startswith(("rejected:", "next:"))]
     lines.append(f"generated {s['records_generated_now']} records now in {s['seconds']} s")
     return "\n".join(lines)
