@@ -16,7 +16,7 @@ a trace in the process (`_reusable`: safe imports only, no reflection, no attrib
 otherwise the job gets a fresh runner, which exits after it. A runner is also replaced after
 `jobs_per_process` jobs and after any timeout, memory error, forbidden call or crash. So a small
 call costs well under a millisecond instead of a fresh interpreter (bench/sandbox.py), and
-`Sandbox(reuse=False)` gives every job a process of its own (a fork, ~10x slower).
+`Sandbox(reuse=False)` gives every job a process of its own (a fork: a few ms, ~25x slower).
 
 Isolation (`Sandbox.isolation` says which layers are active):
 - real (kernel-enforced), as root: a private network namespace with no interfaces; a PID
@@ -83,8 +83,9 @@ class Sandbox:
     def __init__(self, *, reuse: bool = True, jobs_per_process: int = 256, namespaces: bool = True,
                  output_chars: int = 8192, max_value_chars: int = 1 << 20, fsize_mb: int = 16, tmpfs_mb: int = 64,
                  nproc: int = 64):
-        """reuse=False gives every job a process of its own (about 10x slower); namespaces=False
-        skips the kernel namespaces (for machines that refuse them; they are detected anyway)."""
+        """reuse=False gives every job a process of its own (a few ms per job, ~25x slower);
+        namespaces=False skips the kernel namespaces (for machines that refuse them; they are
+        detected anyway)."""
         self.cfg = {"jobs_per_process": jobs_per_process if reuse else 1, "namespaces": namespaces,
                     "output_chars": output_chars, "max_value_chars": max_value_chars, "fsize_mb": fsize_mb,
                     "tmpfs_mb": tmpfs_mb, "nproc": nproc}
