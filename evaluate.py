@@ -53,6 +53,11 @@ class EvalConfig:
                 yield "k", f"pass@{k} needs 1 <= k <= n = {self.n}; raise n or drop k"
         if not (self.model or self.engine.model) and self.engine.backend != "replay":
             yield "model", "no model given"
+        for key in ("bootstrap", "batch_problems", "grading_workers"):
+            if getattr(self, key) < 1:
+                yield key, "must be >= 1"
+        if self.grading_timeout_s <= 0:
+            yield "grading_timeout_s", "must be > 0"
         names = [b.name for b in self.benchmarks]
         if len(set(names)) != len(names):
             yield "benchmarks", f"duplicate benchmark names {names}"
@@ -111,21 +116,39 @@ class Graders:
             self._sandbox.close()
 
 
-def evaluate(cfg: EvalConfig, out: Path) -> None:
+def prompt_key(prompt) -> str:
+    return hashlib.sha256(json.dumps(prompt, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def current_rows(path: Path, problems: dict[tuple[str, str], str]):
+    """The rows of samples.jsonl that answer a problem of this config with its current prompt
+    (problems: (benchmark, problem_id) -> prompt_key). Rows of problems since filtered out, or
+    sampled under another system prompt or template, stay in the file but count nowhere."""
+    from utils.records import read_jsonl_tolerant
+
+    for row in read_jsonl_tolerant(path):
+        key = problems.get((row["benchmark"], row["problem_id"]))
+        if key is not None and row.get("prompt_key", key) == key:
+            yield row
+
+
+def evaluate(cfg: EvalConfig, out: Path) -> dict[tuple[str, str], str]:
+    """Sample and grade what samples.jsonl lacks; returns (benchmark, problem_id) -> prompt_key."""
     from tqdm import tqdm
 
     from utils.benchmarks import load_problems
     from utils.engine import SamplingParams, make_engine
-    from utils.records import append_jsonl, derive_seed, read_jsonl_tolerant
+    from utils.records import append_jsonl, derive_seed
 
     samples_path = out / "samples.jsonl"
-    cache: dict[tuple[str, str], dict[int, dict]] = defaultdict(dict)
-    for row in read_jsonl_tolerant(samples_path):
-        cache[(row["benchmark"], row["problem_id"])][row["sample"]] = row
     benches = [(b, load_problems(b)) for b in cfg.benchmarks]  # fail on bad files before loading a model
-    todo = [(b, p) for b, ps in benches for p in ps if len(cache[(b.name, p.id)]) < cfg.n]
+    problems = {(b.name, p.id): prompt_key(p.prompt) for b, ps in benches for p in ps}
+    cache: dict[tuple[str, str], set[int]] = defaultdict(set)
+    for row in current_rows(samples_path, problems):
+        cache[(row["benchmark"], row["problem_id"])].add(row["sample"])
+    todo = [(b, p) for b, ps in benches for p in ps if len(cache[(b.name, p.id)] & set(range(cfg.n))) < cfg.n]
     if not todo:
-        return
+        return problems
     engine = make_engine(cfg.engine, seed=cfg.seed)
     graders = Graders(cfg)
     params = SamplingParams(n=cfg.n, temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_tokens)
@@ -141,7 +164,8 @@ def evaluate(cfg: EvalConfig, out: Path) -> None:
             for (b, p), comps in zip(batch, outs):
                 grades = graders.grade(b, p, [c.text for c in comps])
                 for j, (c, g) in enumerate(zip(comps, grades)):
-                    rows.append({"benchmark": b.name, "problem_id": p.id, "sample": j, "seed": c.seed,
+                    rows.append({"benchmark": b.name, "problem_id": p.id, "prompt_key": problems[(b.name, p.id)],
+                                 "sample": j, "seed": c.seed,
                                  "split": _split_of(p), "model": cfg.engine.model, **g,
                                  "tokens": len(c.token_ids) or None, "finish_reason": c.finish_reason,
                                  "response": c.text})
@@ -151,6 +175,7 @@ def evaluate(cfg: EvalConfig, out: Path) -> None:
     finally:
         bar.close()
         graders.close()
+    return problems
 
 
 def _split_of(problem) -> str:
@@ -161,13 +186,12 @@ def _split_of(problem) -> str:
 # ------------------------------------------------------------------ metrics
 
 
-def summarise(cfg: EvalConfig, out: Path) -> dict:
+def summarise(cfg: EvalConfig, out: Path, problems: dict[tuple[str, str], str]) -> dict:
     from utils.passk import bootstrap_ci, mean_pass_at_k
     from utils.plots import passk_curves
-    from utils.records import read_jsonl_tolerant
 
     latest: dict[tuple, dict] = {}
-    for row in read_jsonl_tolerant(out / "samples.jsonl"):
+    for row in current_rows(out / "samples.jsonl", problems):
         latest[(row["benchmark"], row["problem_id"], row["sample"])] = row
     per_problem: dict[tuple[str, str], dict] = {}
     for (bench, pid, j), row in sorted(latest.items()):
@@ -179,8 +203,7 @@ def summarise(cfg: EvalConfig, out: Path) -> dict:
         entry["status"][row["status"]] += 1
     results = {"model": cfg.engine.model, "n": cfg.n, "temperature": cfg.temperature, "benchmarks": {}}
     curves = {}
-    wanted = {b.name for b in cfg.benchmarks}
-    for bench in sorted({b for b, _ in per_problem if b in wanted}):
+    for bench in sorted({b for b, _ in per_problem}):
         items = {pid: e for (b, pid), e in per_problem.items() if b == bench and e["n"] == cfg.n}
         if not items:
             continue
@@ -292,7 +315,7 @@ def print_compare(report: dict) -> None:
 def main(argv: list[str]) -> None:
     if argv[:1] == ["compare"]:
         runs = [Path(a) for a in argv[1:]]
-        missing = [str(r) for r in runs if not (r / "per_problem.csv").exists()]
+        missing = [str(r) for r in runs if not ((r / "per_problem.csv").exists() and (r / "results.json").exists())]
         if len(runs) < 2 or missing:
             sys.exit(f"evaluate.py compare: give two or more finished runs; missing results in {missing}")
         print_compare(compare(runs))
@@ -309,8 +332,7 @@ def main(argv: list[str]) -> None:
         sys.exit(f"evaluate.py: {out} holds samples from another model or sampling settings; choose another name=")
     save_run_info(cfg, out, seed=cfg.seed)
     atomic_write_text(fp_file, fingerprint(cfg) + "\n")
-    evaluate(cfg, out)
-    results = summarise(cfg, out)
+    results = summarise(cfg, out, evaluate(cfg, out))
     print_results(results)
     print(f"wrote {out}/results.json, per_problem.csv, samples.jsonl, passk.png")
 

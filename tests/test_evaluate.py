@@ -92,6 +92,34 @@ def test_replayed_run_grades_exactly(tmp_path):
     assert statuses[("c2", 3)] == "runtime_error" and statuses[("c2", 1)] == "wrong_answer"
     assert statuses[("m5", 2)] in ("timeout", "ok") and statuses[("m4", 2)] == "no_answer"
     assert (out / "passk.png").stat().st_size > 1000
+    seeds = {}  # one seed per problem, shared by its n samples (one request with n samples)
+    for s in map(json.loads, open(out / "samples.jsonl")):
+        seeds.setdefault((s["benchmark"], s["problem_id"]), set()).add(s["seed"])
+    assert all(len(v) == 1 for v in seeds.values()) and len({v.pop() for v in seeds.values()}) == len(seeds)
+
+
+def test_rerun_counts_only_samples_of_the_current_problems_and_prompts(tmp_path):
+    # regression: samples of problems since filtered out, or of another prompt template, were counted
+    replay = tmp_path / "replay.jsonl"
+    write_replay(replay)
+    bench = f"name: math, kind: math, path: {DATA / 'math.jsonl'}, fields: {{id: unique_id}}"
+    common = [f"out_root={tmp_path}", "name=r", "engine.backend=replay", f"engine.replay_path={replay}",
+              "engine.replay_missing=empty", "n=4", "k=[1,4]", "bootstrap=20", "grading_workers=1"]
+    out = tmp_path / "r"
+
+    def results(extra: str) -> tuple[dict, list[dict]]:
+        r = run([*common, f"benchmarks=[{{{bench}{extra}}}]"], timeout=600)
+        assert r.returncode == 0, r.stderr
+        with open(out / "per_problem.csv") as f:
+            return json.loads((out / "results.json").read_text())["benchmarks"]["math"], list(csv.DictReader(f))
+
+    full, _ = results("")
+    assert full["splits"]["all"]["pass@1"]["mean"] == pytest.approx(sum(c for _, c in MATH_RESPONSES.values()) / 24)
+    sub, table = results(", sample: 3")  # served from the cache
+    assert sub["problems"] == 3 and len(table) == 3 and len((out / "samples.jsonl").read_text().splitlines()) == 24
+    other, table = results(", template: 'Q: {problem}'")  # replay knows no such prompt: ''
+    assert other["problems"] == 6 and other["splits"]["all"]["pass@1"]["mean"] == 0.0
+    assert [row["c"] for row in table] == ["0"] * 6 and len((out / "samples.jsonl").read_text().splitlines()) == 48
 
 
 def test_livecodebench_layout_private_tests_windows_and_difficulty():
@@ -163,6 +191,8 @@ def test_bad_benchmark_files_fail_with_field_and_file(tmp_path):
         load_problems(BenchmarkConfig(name="b", kind="math", path=str(bad)))
     r = run(["benchmarks=[{name: x, path: a.jsonl}]", "k=[1,64]", "n=32", "model=m"])
     assert r.returncode == 2 and "pass@64" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = run(["benchmarks=[{name: x, path: a.jsonl}]", "bootstrap=0", "model=m"])  # used to crash at the end
+    assert r.returncode == 2 and "bootstrap" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
 def test_tiny_model_run_resume_and_compare(tmp_path):

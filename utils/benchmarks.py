@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Dict
 
 from utils.config import field
+from utils.engine import chat
 
 KINDS = ("math", "code", "env")
 MATH_SUFFIX = "\n\nPlease reason step by step, and put your final answer within \\boxed{}."
@@ -114,17 +115,12 @@ def _get(row: dict, fields: dict, key: str, cfg: BenchmarkConfig, source: str, i
     return row[col]
 
 
-def _chat(cfg: BenchmarkConfig, text: str) -> list[dict]:
-    return ([{"role": "system", "content": cfg.system_prompt}] if cfg.system_prompt else []) + [
-        {"role": "user", "content": text}]
-
-
 def _problem(cfg: BenchmarkConfig, fields: dict, row: dict, i: int, source: str) -> Problem:
     if cfg.kind == "env":
         from utils.records import check_record
 
         check_record(row)
-        return Problem(id=row["id"], prompt=_chat(cfg, row["prompt"]), gold=row,
+        return Problem(id=row["id"], prompt=chat(row["prompt"], cfg.system_prompt), gold=row,
                        meta={"difficulty": row.get("difficulty"), "env": row.get("env")})
     pid = _get(row, fields, "id", cfg, source, i, required=False)
     pid = str(pid) if pid is not None else f"{cfg.name}-{i}"
@@ -135,7 +131,7 @@ def _problem(cfg: BenchmarkConfig, fields: dict, row: dict, i: int, source: str)
         if answer is None or not str(answer).strip():  # every response would be silently wrong
             raise ValueError(f"{where}: empty field {fields['answer']!r} (our 'answer')")
         text = (cfg.template or "{problem}" + MATH_SUFFIX).replace("{problem}", str(problem))
-        return Problem(id=pid, prompt=_chat(cfg, text), gold=str(answer))
+        return Problem(id=pid, prompt=chat(text, cfg.system_prompt), gold=str(answer))
     tests = []
     for key, required in (("public_tests", True), ("private_tests", False)):
         try:
@@ -152,7 +148,7 @@ def _problem(cfg: BenchmarkConfig, fields: dict, row: dict, i: int, source: str)
     if func is None and any(t.get("testtype") == "functional" for t in tests):
         raise ValueError(f"{where}: functional tests but no function name in field {fields['func_name']!r}")
     text = cfg.template.replace("{problem}", str(problem)) if cfg.template else code_prompt(str(problem), starter)
-    return Problem(id=pid, prompt=_chat(cfg, text),
+    return Problem(id=pid, prompt=chat(text, cfg.system_prompt),
                    gold={"tests": tests, "func_name": func},
                    meta={"difficulty": _get(row, fields, "difficulty", cfg, source, i, required=False),
                          "date": str(_get(row, fields, "date", cfg, source, i, required=False) or "")})
