@@ -103,8 +103,13 @@ class Graders:
 
         out = []
         for t in texts:
-            rew = envs.score(problem.gold, t)
             answer = envs.extract_answer(t)
+            try:
+                rew = envs.score(problem.gold, t)
+            except Exception as e:  # a scorer bug on one record must not stop the run: marked, counted
+                out.append({"correct": False, "status": "grader_error", "extracted": None,
+                            "error": f"{type(e).__name__}: {e}"[:300]})
+                continue
             out.append({"correct": rew.correct, "status": "ok" if answer is not None else "no_answer",
                         "extracted": answer[:200] if answer is not None else None, "reward": rew.value})
         return out
@@ -132,16 +137,30 @@ def current_rows(path: Path, problems: dict[tuple[str, str], str]):
             yield row
 
 
-def evaluate(cfg: EvalConfig, out: Path) -> dict[tuple[str, str], str]:
+def load_benchmarks(cfg: EvalConfig) -> list[tuple[BenchmarkConfig, list]]:
+    """Every benchmark's problems; a bad file raises ValueError naming the field and the file. Env
+    records must name a registered env (else every sample would fail at grading, after sampling)."""
+    from utils.benchmarks import load_problems
+
+    benches = [(b, load_problems(b)) for b in cfg.benchmarks]
+    for b, ps in benches:
+        if b.kind == "env":
+            import envs
+
+            unknown = sorted({p.gold["env"] for p in ps} - set(envs.names()))
+            if unknown:
+                raise ValueError(f"benchmark {b.name}: unknown env(s) {unknown} in {b.path}")
+    return benches
+
+
+def evaluate(cfg: EvalConfig, out: Path, benches: list) -> dict[tuple[str, str], str]:
     """Sample and grade what samples.jsonl lacks; returns (benchmark, problem_id) -> prompt_key."""
     from tqdm import tqdm
 
-    from utils.benchmarks import load_problems
     from utils.engine import SamplingParams, make_engine
     from utils.records import append_jsonl, derive_seed
 
     samples_path = out / "samples.jsonl"
-    benches = [(b, load_problems(b)) for b in cfg.benchmarks]  # fail on bad files before loading a model
     problems = {(b.name, p.id): prompt_key(p.prompt) for b, ps in benches for p in ps}
     cache: dict[tuple[str, str], set[int]] = defaultdict(set)
     for row in current_rows(samples_path, problems):
@@ -327,12 +346,17 @@ def main(argv: list[str]) -> None:
     from utils.config import save_run_info
     from utils.records import atomic_write_text
 
+    try:  # before a model is loaded or anything is written
+        benches = load_benchmarks(cfg)
+    except ValueError as e:
+        sys.exit(f"evaluate.py: {e}")
+
     fp_file = out / "fingerprint"
     if fp_file.exists() and fp_file.read_text().strip() != fingerprint(cfg):
         sys.exit(f"evaluate.py: {out} holds samples from another model or sampling settings; choose another name=")
     save_run_info(cfg, out, seed=cfg.seed)
     atomic_write_text(fp_file, fingerprint(cfg) + "\n")
-    results = summarise(cfg, out, evaluate(cfg, out))
+    results = summarise(cfg, out, evaluate(cfg, out, benches))
     print_results(results)
     print(f"wrote {out}/results.json, per_problem.csv, samples.jsonl, passk.png")
 

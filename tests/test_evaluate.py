@@ -122,6 +122,17 @@ def test_rerun_counts_only_samples_of_the_current_problems_and_prompts(tmp_path)
     assert [row["c"] for row in table] == ["0"] * 6 and len((out / "samples.jsonl").read_text().splitlines()) == 48
 
 
+def test_a_crashing_env_scorer_marks_the_sample():
+    # regression: an exception from envs.score on one record stopped the whole run
+    import evaluate
+    from utils.benchmarks import Problem
+
+    bad = {"id": "x1", "env": "sorting", "difficulty": 1, "prompt": "p", "answer": None, "meta": {}}
+    graders = evaluate.Graders(evaluate.EvalConfig())
+    [grade] = graders.grade(BenchmarkConfig(name="e", kind="env"), Problem("x1", [], bad), ["<answer>1</answer>"])
+    assert grade["status"] == "grader_error" and grade["correct"] is False and "meta.problem" in grade["error"]
+
+
 def test_livecodebench_layout_private_tests_windows_and_difficulty():
     def ids(**kw):
         bench = BenchmarkConfig(name="lcb", kind="code", path=str(DATA / "livecodebench.jsonl"), **kw)
@@ -182,7 +193,9 @@ def test_bad_benchmark_files_fail_with_field_and_file(tmp_path):
     lcb = json.loads((DATA / "livecodebench.jsonl").read_text().splitlines()[1])  # functional tests
     for change, message in (({"private_test_cases": "eJzz!!not base64"}, "'private_test_cases' is neither"),
                             ({"metadata": "{}"}, "functional tests but no function name"),
-                            ({"public_test_cases": '[{"input": "1"}]'}, "needs 'input' and 'output'")):
+                            ({"public_test_cases": '[{"input": "1"}]'}, "needs 'input' and 'output'"),
+                            ({"public_test_cases": '[{"input": "[1,", "output": "1", "testtype": "functional"}]'},
+                             "must be JSON")):
         bad.write_text(json.dumps({**lcb, **change}) + "\n")
         with pytest.raises(ValueError, match=f"row 0 of .*bad.jsonl.*{message}"):
             load_problems(BenchmarkConfig(name="b", kind="code", path=str(bad)))
@@ -191,6 +204,13 @@ def test_bad_benchmark_files_fail_with_field_and_file(tmp_path):
         load_problems(BenchmarkConfig(name="b", kind="math", path=str(bad)))
     r = run(["benchmarks=[{name: x, path: a.jsonl}]", "k=[1,64]", "n=32", "model=m"])
     assert r.returncode == 2 and "pass@64" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    (tmp_path / "envs").mkdir()
+    (tmp_path / "envs" / "test-0.jsonl").write_text(json.dumps(
+        {"id": "x1", "env": "no_such_env", "difficulty": 1, "prompt": "p", "answer": None, "meta": {}}) + "\n")
+    r = run([f"out_root={tmp_path}", "name=e", "engine.backend=replay", f"engine.replay_path={bad}",
+             f"benchmarks=[{{name: e, kind: env, path: {tmp_path / 'envs'}}}]"])
+    assert r.returncode == 1 and r.stderr.strip() == f"evaluate.py: benchmark e: unknown env(s) ['no_such_env'] in " \
+                                                    f"{tmp_path / 'envs'}" and not (tmp_path / "e").exists()
     r = run(["benchmarks=[{name: x, path: a.jsonl}]", "bootstrap=0", "model=m"])  # used to crash at the end
     assert r.returncode == 2 and "bootstrap" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 

@@ -145,8 +145,13 @@ def _problem(cfg: BenchmarkConfig, fields: dict, row: dict, i: int, source: str)
         raise ValueError(f"{where}: every test needs 'input' and 'output'")
     starter = _get(row, fields, "starter_code", cfg, source, i, required=False) or ""
     func = _func_name(_get(row, fields, "func_name", cfg, source, i, required=False))
-    if func is None and any(t.get("testtype") == "functional" for t in tests):
+    functional = [t for t in tests if t.get("testtype") == "functional"]
+    if functional and func is None:
         raise ValueError(f"{where}: functional tests but no function name in field {fields['func_name']!r}")
+    try:  # the grader parses these for every sample: bad ones fail here, once
+        [json.loads(x) for t in functional for x in [*str(t["input"]).splitlines(), str(t["output"])] if x.strip()]
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{where}: a functional test's input lines and output must be JSON ({e})") from None
     text = cfg.template.replace("{problem}", str(problem)) if cfg.template else code_prompt(str(problem), starter)
     return Problem(id=pid, prompt=chat(text, cfg.system_prompt),
                    gold={"tests": tests, "func_name": func},
