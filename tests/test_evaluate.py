@@ -122,6 +122,15 @@ def test_rerun_counts_only_samples_of_the_current_problems_and_prompts(tmp_path)
     assert [row["c"] for row in table] == ["0"] * 6 and len((out / "samples.jsonl").read_text().splitlines()) == 48
 
 
+@pytest.mark.parametrize("path", sorted(p.name for p in (ROOT / "configs" / "eval").glob("*.yaml") if p.name != "base.yaml"))
+def test_shipped_eval_configs_load(path):
+    from evaluate import EvalConfig
+    from utils.config import load
+
+    cfg = load(EvalConfig, ["--config", str(ROOT / "configs" / "eval" / path), "model=m"], prog="evaluate.py")
+    assert cfg.benchmarks and all(k <= cfg.n for k in cfg.k)
+
+
 def test_a_crashing_env_scorer_marks_the_sample():
     # regression: an exception from envs.score on one record stopped the whole run
     import evaluate
