@@ -205,3 +205,22 @@ def test_vllm_engine_sends_one_seeded_request_per_prompt(tiny, monkeypatch):
     assert [c.finish_reason for c in out[1]] == ["stop", "length", "length"]
     eng.sync_weights(iter([("w", 1)]))
     assert calls[-2:] == [("reset",), ("rpc", "load_named_weights", ([("w", 1)],))]
+
+
+def test_draw_follows_temperature_and_top_p():
+    from utils.engine import _draw
+
+    probs = torch.tensor([0.5, 0.3, 0.15, 0.05])
+    logits = probs.log().repeat(4000, 1)
+    gens = [torch.Generator().manual_seed(i) for i in range(4000)]
+
+    def freq(**kw):
+        drawn = _draw(logits, SamplingParams(**kw), gens)
+        return (torch.bincount(drawn, minlength=4).float() / len(drawn)).tolist()
+
+    assert freq(temperature=1.0) == pytest.approx([0.5, 0.3, 0.15, 0.05], abs=0.03)
+    # top_p keeps the smallest head whose mass reaches p: tokens 0 and 1 (0.8 >= 0.7), renormalised
+    assert freq(temperature=1.0, top_p=0.7) == pytest.approx([0.625, 0.375, 0, 0], abs=0.03)
+    sharp = probs ** 2 / (probs ** 2).sum()  # temperature 0.5 squares the probabilities
+    assert freq(temperature=0.5) == pytest.approx(sharp.tolist(), abs=0.03)
+    assert freq(temperature=0.0) == [1.0, 0, 0, 0]
