@@ -593,10 +593,6 @@ def _reap(pgid: int) -> None:
         time.sleep(0.001)
 
 
-def _cpu_limit(timeout_s: float) -> int:
-    return int(timeout_s) + 1
-
-
 def _runner(cfg: dict, scratch: str, job_r: int, res_w: int, libc) -> None:
     """The process that runs jobs: confine itself once, then run jobs until one may have left a
     trace (or after cfg['jobs_per_process']). Never returns."""
@@ -663,7 +659,7 @@ def _run_jobs(cfg: dict, scratch: str, tripped: list) -> None:
             return
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         used = resource.getrusage(resource.RUSAGE_SELF)
-        cpu = int(used.ru_utime + used.ru_stime) + _cpu_limit(job["timeout_s"])
+        cpu = int(used.ru_utime + used.ru_stime) + int(job["timeout_s"]) + 1  # the wall clock usually ends it first
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, resource.RLIM_INFINITY))
         os.chdir(scratch)  # emptied after every job; its parent is not ours to write
         tempfile.tempdir = scratch
