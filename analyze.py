@@ -142,11 +142,14 @@ def _as_bool(v) -> Optional[bool]:
 
 def read_traces(cfg: AnalyzeConfig, bad: Counter) -> list[Trace]:
     """Every row of every input, segmented. Undecodable bytes, broken JSON lines, missing or empty
-    responses are counted in `bad`, never fatal."""
+    responses are counted in `bad`, never fatal. A row that repeats a (checkpoint, benchmark,
+    problem, sample) replaces the earlier one, as in evaluate.py's results (a batch re-sampled after
+    an interruption or a prompt change is appended, not rewritten)."""
     from utils.segment import reasoning_text, segment
 
     fields = {**DEFAULT_FIELDS, **cfg.fields}
     traces: list[Trace] = []
+    seen: dict[tuple, int] = {}
     for n, path in enumerate(cfg.inputs):
         default_ckpt = cfg.names[n] if cfg.names else Path(path).resolve().parent.name
         samples: Counter = Counter()
@@ -187,7 +190,14 @@ def read_traces(cfg: AnalyzeConfig, bad: Counter) -> list[Trace]:
             spans = segment(response)
             if not spans and response.strip() and not reasoning_text(response).strip():
                 bad["empty_reasoning_block"] += 1
-            traces.append(Trace(ckpt, bench, pid, sample, _as_bool(row.get(fields["correct"])), spans))
+            trace = Trace(ckpt, bench, pid, sample, _as_bool(row.get(fields["correct"])), spans)
+            key = (ckpt, bench, pid, sample)
+            if key in seen:
+                bad["repeated_samples_replaced"] += 1
+                traces[seen[key]] = trace
+            else:
+                seen[key] = len(traces)
+                traces.append(trace)
     bad["traces"] = len(traces)
     bad["traces_without_spans"] = sum(not t.spans for t in traces)
     return traces

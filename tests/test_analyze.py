@@ -109,6 +109,8 @@ def test_bad_input_is_counted_not_fatal(tmp_path):
              json.dumps({"problem_id": "plain", "response": "No tags at all. The answer is 4.", "correct": "true"}).encode(),
              json.dumps({"problem_id": "huge", "response": huge, "correct": 0}).encode(),
              b'{"problem_id": "latin1", "response": "caf\xe9 and na\xefve reasoning here"}',
+             json.dumps({"problem_id": "twice", "sample": 0, "response": "Old sample.", "correct": False}).encode(),
+             json.dumps({"problem_id": "twice", "sample": 0, "response": "Re-sampled.", "correct": True}).encode(),
              b'{"problem_id": "torn", "respo',
              b"[1, 2, 3]", b""]
     path = tmp_path / "bad" / "samples.jsonl"
@@ -119,9 +121,10 @@ def test_bad_input_is_counted_not_fatal(tmp_path):
     bad = json.loads((out / "bad_input.json").read_text())
     assert bad["lines_not_utf8"] == 1 and bad["lines_not_json"] == 1 and bad["rows_not_objects"] == 1
     assert bad["missing_response"] == 1 and bad["empty_response"] == 2 and bad["traces_without_spans"] == 2
-    assert bad["no_reasoning_tags"] == 2 and bad["largest_response_chars"] == len(huge)
+    assert bad["no_reasoning_tags"] == 4 and bad["largest_response_chars"] == len(huge)
     traces = {t["problem_id"]: t for t in rows(out / "traces.csv")}
-    assert int(traces["huge"]["spans"]) > 1000 and set(traces) == {"ok", "plain", "huge", "latin1"}
+    assert int(traces["huge"]["spans"]) > 1000 and set(traces) == {"ok", "plain", "huge", "latin1", "twice"}
+    assert bad["repeated_samples_replaced"] == 1 and traces["twice"]["correct"] == "True"  # the later row wins
     assert (out / "summary.md").is_file() and (out / "depth_default.png").is_file()
 
 
