@@ -55,7 +55,8 @@ class EngineConfig:
     max_model_len: int = field(8192, help="vllm: context length")
     tensor_parallel_size: int = field(1, help="vllm: GPUs per engine")
     gpu_memory_utilization: float = field(0.45, help="vllm: share of GPU memory (colocated with training)")
-    enable_sleep_mode: bool = field(False, help="vllm: offload the KV cache between rollout phases")
+    enable_sleep_mode: bool = field(False, help="vllm: free GPU memory between rollout phases (sleep level 1: "
+                                                "weights to CPU memory, KV cache dropped)")
     request_timeout_s: float = field(600.0, help="openai: seconds per HTTP request")
     max_retries: int = field(4, help="openai: retries with exponential backoff before giving up")
     concurrency: int = field(16, help="openai: requests in flight")
