@@ -259,15 +259,19 @@ def test_one_process_per_job_mode_and_no_namespaces():
 
 
 def test_server_death_and_fork_and_threads():
+    job_dirs = set()  # each server's directory for job files: gone afterwards, even when it was killed
     with Sandbox() as s:
         assert s.run("x = 1", "x").ok
+        job_dirs.add(s._base)
         os.kill(s._proc.pid, signal.SIGKILL)  # the server dies between calls: the next call restarts it
         assert s.run("x = 2", "x").value == "2"
+        job_dirs.add(s._base)
         killer = threading.Timer(0.3, lambda: os.kill(s._proc.pid, signal.SIGKILL))
         killer.start()  # ... and during one: the job is run again once in a new server
         r = s.run("import time\ntime.sleep(1)", "7", timeout_s=3)
         killer.join()
         assert r.value == "7" and s.run("x = 3", "x").value == "3"
+        job_dirs.add(s._base)
         results = []
         threads = [threading.Thread(target=lambda i=i: results.append(s.run(f"x = {i}", "x").value)) for i in range(6)]
         for t in threads:
@@ -275,6 +279,7 @@ def test_server_death_and_fork_and_threads():
         for t in threads:
             t.join()
         assert sorted(results) == [str(i) for i in range(6)]
+    assert len(job_dirs) == 3 and not any(os.path.exists(d) for d in job_dirs)
     pid = os.fork()  # a forked caller gets its own server, and leaves its parent's alone
     if pid == 0:
         os._exit(0 if run("x = 5", "x").value == "5" else 1)

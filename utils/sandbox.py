@@ -48,9 +48,11 @@ from __future__ import annotations
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -91,6 +93,7 @@ class Sandbox:
                     "tmpfs_mb": tmpfs_mb, "nproc": nproc}
         self._isolation: dict = {}
         self._proc: subprocess.Popen | None = None
+        self._base: str | None = None  # the jobs' directories live below it (unless a worker has its own /tmp)
         self._buf = b""
         self._lock = threading.Lock()
         self._next_id = 0
@@ -164,8 +167,11 @@ class Sandbox:
                # one fixed hash seed for every sandbox, so set iteration order (hence f's outputs)
                # is the same when a problem is made, when it is checked and when it is scored
                "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
+        # made here, not by the server, so that it is deleted even when the server is killed
+        self._base = tempfile.mkdtemp(prefix="sandbox-")
         self._proc = subprocess.Popen([sys.executable, "-S", "-s", "-B", str(Path(__file__).resolve()),
-                                       json.dumps(self.cfg)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       json.dumps({**self.cfg, "base": self._base})], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE,
                                       env=env, cwd="/", start_new_session=True, close_fds=True)
         self._buf, self._pid = b"", os.getpid()
         line = self._read_line(time.monotonic() + 60)
@@ -211,6 +217,7 @@ class Sandbox:
             pass
         proc.wait()
         proc.stdout.close()
+        shutil.rmtree(self._base, ignore_errors=True)
 
 
 def _loads(line: bytes) -> dict | None:
@@ -295,7 +302,6 @@ def _serve(cfg: dict) -> None:
     """The fork server: give the caller's jobs (stdin) to idle workers, send results back (stdout),
     and kill a worker whose job overruns its wall-clock limit."""
     import gc
-    import tempfile
 
     here = Path(__file__).resolve().parent
     sys.path[:] = [p for p in sys.path if p and Path(p).resolve() != here]  # jobs must not import utils/
@@ -323,7 +329,7 @@ def _serve(cfg: dict) -> None:
         iso["net_ns"] = libc.unshare(CLONE_NEWNET) == 0
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1)  # what a killed worker leaves behind comes back here to be reaped
     # job directories live here unless a worker gets its own tmpfs; nobody may pass through, not list
-    cfg = {**cfg, "root": root, "base": tempfile.mkdtemp(prefix="sandbox-")}
+    cfg = {**cfg, "root": root}
     os.chmod(cfg["base"], 0o711)
     gc.freeze()  # children share these objects; the collector must not touch (and so copy) their pages
 
@@ -415,8 +421,6 @@ def _serve(cfg: dict) -> None:
                     drop(w)
     finally:
         _reap_strays(set())  # every worker, and all below them: nothing outlives the server
-        import shutil
-
         shutil.rmtree(cfg["base"], ignore_errors=True)
 
 
@@ -530,9 +534,6 @@ def _readonly_root(libc, tmpfs_mb: int) -> list[str] | None:
 
 def _worker(cfg: dict, job_r: int, res_w: int, mount_ns: bool, libc) -> None:
     """Keep one runner alive: fork it, and when it ends, kill what it left, report, fork the next."""
-    import shutil
-    import tempfile
-
     pid1 = os.getpid() == 1
     if pid1 and mount_ns:  # a /proc that shows only this namespace's processes
         libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
@@ -634,8 +635,6 @@ def _run_jobs(cfg: dict, scratch: str, tripped: list) -> None:
     import decimal
     import random
     import resource
-    import shutil
-    import tempfile
 
     cache: dict[str, tuple] = {}  # code -> (code object or the compile error, reusable)
     modules = len(sys.modules)
