@@ -117,3 +117,17 @@ def test_worker_start_up_does_not_count_against_the_timeout():
         assert worker.call(operator.add, 2, 3, timeout=1.0) == 5
     finally:
         worker.close()
+
+
+def test_unpicklable_result_is_an_error_not_a_dead_worker():
+    # regression: a result pickle refused (a lambda) killed the worker instead of coming back as an error
+    from utils.timeout import TimeoutWorker
+
+    worker = TimeoutWorker()
+    try:
+        with pytest.raises(RuntimeError, match="could not send its result back"):
+            worker.call(eval, "lambda: 1", timeout=10.0)
+        pid = worker._proc.pid
+        assert worker.call(eval, "1 + 1", timeout=10.0) == 2 and worker._proc.pid == pid
+    finally:
+        worker.close()

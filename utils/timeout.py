@@ -49,7 +49,7 @@ def _serve(fd: int, memory_mb: int | None) -> None:
             out = ("err", e, traceback.format_exc())
         try:
             conn.send(out)
-        except (TypeError, AttributeError, ValueError) as e:  # unpicklable result or exception
+        except (TypeError, AttributeError, ValueError, pickle.PicklingError) as e:  # unpicklable result or exception
             conn.send(("err", RuntimeError(f"worker could not send its result back: {e}"), ""))
 
 
