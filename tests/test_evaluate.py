@@ -122,6 +122,17 @@ def test_rerun_counts_only_samples_of_the_current_problems_and_prompts(tmp_path)
     assert [row["c"] for row in table] == ["0"] * 6 and len((out / "samples.jsonl").read_text().splitlines()) == 48
 
 
+def test_unreachable_hub_dataset_is_one_named_error(monkeypatch):
+    import datasets
+
+    def offline(*args, **kwargs):
+        raise ConnectionError("Couldn't reach 'org/data' on the Hub (LocalEntryNotFoundError)")
+
+    monkeypatch.setattr(datasets, "load_dataset", offline)
+    with pytest.raises(ValueError, match="benchmark hub: org/data: Couldn't reach .* point path at a local file"):
+        load_problems(BenchmarkConfig(name="hub", kind="math", path="org/data"))
+
+
 @pytest.mark.parametrize("path", sorted(p.name for p in (ROOT / "configs" / "eval").glob("*.yaml") if p.name != "base.yaml"))
 def test_shipped_eval_configs_load(path):
     from evaluate import EvalConfig

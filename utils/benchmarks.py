@@ -88,6 +88,9 @@ def _rows(cfg: BenchmarkConfig) -> tuple[list[dict], str]:
         ds = datasets.load_dataset(cfg.path, cfg.subset or None, split=cfg.split)
     except ValueError as e:  # unknown split / config
         raise ValueError(f"benchmark {cfg.name}: {cfg.path}: {e}") from None
+    except (ConnectionError, FileNotFoundError) as e:  # offline node, or no such dataset
+        raise ValueError(f"benchmark {cfg.name}: {cfg.path}: {e} (no cached copy: load it where the hub is "
+                         f"reachable, or point path at a local file)") from None
     return list(ds), cfg.path
 
 
