@@ -203,6 +203,21 @@ def test_code_grading_follows_the_livecodebench_harness():
     assert got == {name: status for name, _, _, status in HARNESS_CASES}
 
 
+def test_a_looping_program_costs_one_round_of_timeouts():
+    # regression: every one of a problem's tests ran to its timeout, so a looping sample on a problem
+    # with 100 private tests cost 100 timeouts / cores
+    from utils.codegrade import grade_code
+    from utils.sandbox import Sandbox
+
+    gold = {"tests": [{"input": f"{i}\n", "output": f"{i}\n", "testtype": "stdin"} for i in range(30)],
+            "func_name": None}
+    with Sandbox() as sandbox:
+        assert grade_code("```python\nprint(input())\n```", gold, sandbox, timeout_s=1.0) == (True, "pass")
+        t0 = time.time()
+        assert grade_code("```python\nwhile True:\n    pass\n```", gold, sandbox, timeout_s=1.0) == (False, "timeout")
+        assert time.time() - t0 < 30 / 2 * 1.0 / 2
+
+
 def test_bad_benchmark_files_fail_with_field_and_file(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"question": "1+1", "answer": "2"}) + "\n")

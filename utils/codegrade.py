@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 from decimal import Decimal, InvalidOperation
 
@@ -90,9 +91,24 @@ def _job(code: str, test: dict, func_name: str | None) -> tuple[str, str | None]
 _EXIT = re.compile(r"(?:^|\n)SystemExit(?::[^\n]*)?\s*$")
 
 
+def _verdict(test: dict, res) -> str | None:
+    """The failure status of one test's result, or None when it passed."""
+    if res.status == "timeout":
+        return "timeout"
+    exited = res.status == "error" and test.get("testtype") != "functional" and _EXIT.search(res.stderr)
+    if res.status != "ok" and not exited:
+        return "runtime_error"
+    if test.get("testtype") == "functional":
+        got = _literal(res.value) if res.value is not None else _NOT_A_VALUE
+        return None if got is not _NOT_A_VALUE and got == json.loads(test["output"]) else "wrong_answer"
+    return None if _same_stdout(res.stdout, str(test["output"])) else "wrong_answer"
+
+
 def grade_code(response: str, gold: dict, sandbox: Sandbox, timeout_s: float = 6.0,
                memory_mb: int = 1024) -> tuple[bool, str]:
-    """(correct, status) for one response; never raises on the response."""
+    """(correct, status) for one response; never raises on the response. Tests run in chunks of
+    one per core and grading stops at the first chunk with a failure, as LiveCodeBench stops at
+    the first failing test: a looping program costs one round of timeouts, not one per test."""
     code = extract_code(response)
     if code is None or len(code) > MAX_CODE_CHARS:
         return False, "no_code"
@@ -101,18 +117,12 @@ def grade_code(response: str, gold: dict, sandbox: Sandbox, timeout_s: float = 6
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return False, "compile_error"
     tests, func = gold["tests"], gold.get("func_name")
-    results = sandbox.run_many([_job(code, t, func) for t in tests], timeout_s=timeout_s, memory_mb=memory_mb)
-    for test, res in zip(tests, results):
-        if res.status == "timeout":
-            return False, "timeout"
-        exited = res.status == "error" and test.get("testtype") != "functional" and _EXIT.search(res.stderr)
-        if res.status != "ok" and not exited:
-            return False, "runtime_error"
-        if test.get("testtype") == "functional":
-            want = json.loads(test["output"])
-            got = _literal(res.value) if res.value is not None else _NOT_A_VALUE
-            if got is _NOT_A_VALUE or got != want:
-                return False, "wrong_answer"
-        elif not _same_stdout(res.stdout, str(test["output"])):
-            return False, "wrong_answer"
+    chunk = os.cpu_count() or 1
+    for start in range(0, len(tests), chunk):
+        part = tests[start:start + chunk]
+        results = sandbox.run_many([_job(code, t, func) for t in part], workers=chunk, timeout_s=timeout_s,
+                                   memory_mb=memory_mb)
+        failed = [v for v in (_verdict(t, r) for t, r in zip(part, results)) if v]
+        if failed:
+            return False, failed[0]
     return True, "pass"
