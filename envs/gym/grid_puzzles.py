@@ -80,10 +80,14 @@ class Binario(GymEnv):
         return 2 * (difficulty // 2) + 4
 
     def build(self, rng, difficulty):
-        n = self.size(difficulty)
-        # Start from the checkerboard (valid but for equal rows) and mix with 2x2 flips
-        # 01/10 -> 10/01, which keep every row and column count; undo a flip that makes a triple.
-        grid = [[(r + c) % 2 for c in range(n)] for r in range(n)]
+        n, half = self.size(difficulty), self.size(difficulty) // 2
+        # Start from a random grid of 2x2 blocks [[b, 1-b], [1-b, b]] (balanced and triple-free in
+        # every row and column; rows or columns may repeat) and mix with 2x2 flips 01/10 -> 10/01,
+        # which keep every count; undo a flip that makes a triple. (A checkerboard start, b = 0
+        # everywhere, left every interior flip making a triple, so big grids never lost their
+        # equal rows and d >= 60 found no valid grid in MAX_TRIES draws.)
+        block = [[rng.randrange(2) for _ in range(half)] for _ in range(half)]
+        grid = [[block[r // 2][c // 2] ^ (r + c) % 2 for c in range(n)] for r in range(n)]
 
         def triple_at(r: int, c: int) -> bool:  # a run of three through (r, c)
             v = grid[r][c]
