@@ -68,10 +68,20 @@ class GenerateConfig:
 
         for split, entries in self.splits.items():
             for i, e in enumerate(entries):
-                if e.env not in envs.REGISTRY and not e.env.startswith(envs.RG_PREFIX):
-                    yield f"splits.{split}.{i}.env", f"unknown env {e.env!r}"
+                key = f"splits.{split}.{i}"
                 if e.count < 0:
-                    yield f"splits.{split}.{i}.count", "must be >= 0"
+                    yield f"{key}.count", "must be >= 0"
+                if e.difficulty < 0:
+                    yield f"{key}.difficulty", "must be >= 0"
+                if e.env not in envs.REGISTRY and not e.env.startswith(envs.RG_PREFIX):
+                    yield f"{key}.env", f"unknown env {e.env!r}"
+                    continue
+                try:  # constructors are cheap and check their params (a misspelt or bad width, level)
+                    envs.make(e.env, **e.params)
+                except KeyError as err:  # an rg: task reasoning-gym does not have
+                    yield f"{key}.env", str(err.args[0])
+                except (TypeError, ValueError, ImportError) as err:
+                    yield f"{key}.params", str(err)
 
 
 # ------------------------------------------------------------------ mode: envs

@@ -118,3 +118,18 @@ def test_unparsable_override_value_is_one_line():
     with pytest.raises(ConfigError) as e:
         load_or_raise(Schema, ["tags=[a,"])
     assert e.value.key == "tags" and e.value.source == "command line"
+
+
+@pytest.mark.parametrize("entry,key,words", [
+    ("{env: bridges, count: 1, params: {widht: 7}}", "splits.test.0.params", "widht"),
+    ("{env: bridges, count: 1, params: {width: 7, height: 7, level: extreme}}", "splits.test.0.params", "extreme"),
+    ("{env: sorting, count: 1, difficulty: -1}", "splits.test.0.difficulty", ">= 0"),
+])
+def test_generate_entry_params_are_checked_up_front(tmp_path, entry, key, words):
+    # regression: a bad env param passed validation and failed in a pool worker with a traceback
+    from generate import GenerateConfig
+
+    cfg = write(tmp_path / "g.yaml", f"mode: envs\nsplits:\n  test:\n    - {entry}\n")
+    with pytest.raises(ConfigError) as e:
+        load_or_raise(GenerateConfig, ["--config", str(cfg)])
+    assert (e.value.key, e.value.source) == (key, str(cfg)) and words in e.value.msg
