@@ -80,6 +80,8 @@ def test_generated_instances(name):
             assert (rec["meta"]["width"], rec["meta"]["height"]) == (w, h)
             rew = envs.score(rec, rec["answer"])
             assert rew.correct and rew.value == pytest.approx(env.reward_range[1])
+            again = env.from_game_id(rec["meta"]["game_id"])  # graded back onto the same rung
+            assert again["difficulty"] == d and again["meta"]["solution"] == rec["meta"]["solution"]
     assert env.generate(seed=1, difficulty=0) != env.generate(seed=3, difficulty=0)
 
 
@@ -90,6 +92,7 @@ def test_explicit_size_and_level(name):
     rec = env.generate(seed=5)
     assert (rec["meta"]["width"], rec["meta"]["height"]) == (w + 1, h)
     assert envs.score(rec, rec["answer"]).correct
+    assert env.from_game_id(rec["meta"]["game_id"])["difficulty"] == -1  # a size off the ladder
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -98,7 +98,9 @@ class PuzzleEnv(Env):
         return self._record(puzzle, solution, difficulty, level, seed)
 
     def from_game_id(self, game_id: str) -> dict:
-        """The record of any valid game ID; ValueError saying what is wrong otherwise."""
+        """The record of any valid game ID; ValueError saying what is wrong otherwise. Its
+        difficulty is the ladder rung of the puzzle's (width, height, graded level), or -1 when
+        no rung matches (a size or level the ladder does not hold)."""
         puzzle = self.decode(game_id)
         solutions = self.solve(puzzle, max_solutions=2)
         if not solutions:
