@@ -23,7 +23,10 @@ splits:
   train:
     - {env: pattern, count: 112, params: {width: 6, height: 6}}
     - {env: bridges, count: 8, params: {width: 5, height: 5, level: easy}}
+    - {env: undead, count: 24, params: {width: 7, height: 7, level: normal}}
 """
+# The last entry is slow (~50/s), so the kill below, sent once train-00001 exists, lands well
+# before the end even on a loaded machine (with only fast entries it came too late 1 run in 8).
 
 
 def run(cfg: Path, out: Path, **kw) -> subprocess.Popen:
@@ -42,13 +45,13 @@ def test_generate_dedupes_and_resumes_identically(tmp_path):
     p = run(cfg, a)
     stdout, stderr = p.communicate(timeout=300)
     assert p.returncode == 0, stderr
-    assert "test: 16 records" in stdout and "train: 120 records" in stdout
+    assert "test: 16 records" in stdout and "train: 144 records" in stdout
     files = shards(a)
-    assert sorted(files) == ["test-00000.jsonl", "test-00001.jsonl"] + [f"train-{i:05d}.jsonl" for i in range(15)]
+    assert sorted(files) == ["test-00000.jsonl", "test-00001.jsonl"] + [f"train-{i:05d}.jsonl" for i in range(18)]
     recs = {name: [json.loads(line) for line in data.decode().splitlines()] for name, data in files.items()}
     test_ids = {r["meta"]["game_id"] for n, rs in recs.items() if n.startswith("test") for r in rs}
     train_ids = [r["meta"]["game_id"] for n, rs in recs.items() if n.startswith("train") for r in rs]
-    assert len(test_ids) == 16 and len(set(train_ids)) == len(train_ids) == 120
+    assert len(test_ids) == 16 and len(set(train_ids)) == len(train_ids) == 144
     assert not test_ids & set(train_ids), "train must never contain a test puzzle"
     for f in ("config.yaml", "run_info.json", "manifest.json"):
         assert (a / f).exists()
