@@ -189,7 +189,7 @@ def _label(e: Entry) -> str:
     p = e.params
     size = f" {p['width']}x{p['height']}" if "width" in p and "height" in p else ""
     level = f" {p['level']}" if p.get("level") else ""
-    return f"{e.env}{size}{level} d={e.difficulty}"
+    return f"{e.env}{size}{level}" + ("" if size else f" d={e.difficulty}")  # an explicit size fixes d
 
 
 def print_summary(s: dict) -> None:

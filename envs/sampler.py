@@ -29,7 +29,9 @@ from utils.records import derive_seed, load_records
 @dataclass
 class Source:
     env: str = field("", help="live env: a registered name; problems are generated on the fly")
-    params: dict = field({}, help="live env: constructor params (e.g. reward weights, grid size)")
+    params: dict = field({}, help="live env: constructor params, e.g. {width: 7, height: 7, level: hard} or the "
+                                  "puzzle reward weights w_exact (default 1.0) and w_completion (0.5), which the "
+                                  "puzzle-to-math paper does not publish")
     difficulty: int = field(0, help="live env: difficulty when neither the controller nor a curriculum sets it")
     bins: dict = field({}, help="live env + curriculum: the difficulty of each curriculum bin, e.g. "
                                 "{easy: 0, medium: 4, hard: 8}")

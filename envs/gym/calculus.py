@@ -184,7 +184,7 @@ class Integral(GymEnv):
         return {"derivative": str(sympy.diff(f, sympy.Symbol("x")))}, str(f)
 
     def prompt(self, problem):
-        return ask(f"Find a function F(x) whose derivative is\n\nF'(x) = {problem['derivative']}\n\n"
+        return ask(f"Find a function F(x) whose derivative is\n\nF'(x) = {problem['derivative'].replace('**', '^')}\n\n"
                    "(Any antiderivative is accepted; the constant of integration may be omitted.)", FORMAT)
 
     def reward(self, problem, answer):
@@ -209,7 +209,7 @@ class Derivative(GymEnv):
         return {"function": str(f)}, str(sympy.diff(f, sympy.Symbol("x")))
 
     def prompt(self, problem):
-        return ask(f"Differentiate with respect to x:\n\nF(x) = {problem['function']}", FORMAT)
+        return ask(f"Differentiate with respect to x:\n\nF(x) = {problem['function'].replace('**', '^')}", FORMAT)
 
     def reward(self, problem, answer):
         return _checked(check_derivative, answer, problem["function"])
