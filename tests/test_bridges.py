@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import itertools
-import json
 import random
-from pathlib import Path
 
 import pytest
+
+import tatham
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,9 +14,6 @@ import envs
 from envs.puzzles import bridges
 from envs.puzzles.bridges import Bridges, Puzzle
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "tatham" / "bridges.jsonl"
-if not FIXTURES.exists():
-    FIXTURES = Path(__file__).resolve().parents[1] / "shared" / "fixtures" / "tatham" / "bridges.jsonl"
 
 # Fixture 0 and its solution: a 5x5 easy puzzle from Tatham's generator.
 GID = "5x5m2:3b1c3a3j3a2a1"
@@ -29,9 +26,7 @@ def env() -> Bridges:
 
 
 def fixtures() -> list[dict]:
-    if not FIXTURES.exists():
-        pytest.skip(f"fixtures not found at {FIXTURES}")
-    return [json.loads(line) for line in FIXTURES.read_text().splitlines() if line.strip()]
+    return tatham.load("bridges")
 
 
 # ------------------------------------------------------------------ codec

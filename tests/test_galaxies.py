@@ -3,11 +3,11 @@ uniqueness, generator, prompt text."""
 from __future__ import annotations
 
 import itertools
-import json
 import random
-from pathlib import Path
 
 import pytest
+
+import tatham
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,9 +15,6 @@ import envs
 from envs.puzzles.galaxies import ALPHABET, GalaxiesPuzzle, _flood, _geometry, _mirror
 
 ENV = envs.make("galaxies")
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "tatham" / "galaxies.jsonl"
-if not FIXTURES.exists():
-    FIXTURES = Path(__file__).resolve().parents[1] / "shared" / "fixtures" / "tatham" / "galaxies.jsonl"
 
 # A: vertex of cells (0,0)-(1,1); B: centre of cell (1, 2); C: edge between (2, 0) and (2, 1)
 SMALL = "3x3:ghg"
@@ -25,9 +22,7 @@ SMALL_SOLUTION = ["AAB", "AAB", "CCB"]
 
 
 def fixtures() -> list[dict]:
-    if not FIXTURES.exists():
-        pytest.skip(f"fixtures not found at {FIXTURES}")
-    return [json.loads(line) for line in FIXTURES.read_text().splitlines() if line.strip()]
+    return tatham.load("galaxies")
 
 
 def respond(grid: list[str]) -> str:

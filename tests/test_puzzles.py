@@ -1,28 +1,20 @@
 """Registry-wide tests of the four Tatham puzzles against the real fixtures and generated instances."""
 from __future__ import annotations
 
-import json
-import random
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import envs
+import tatham
 from envs.puzzles import PUZZLES
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "tatham"
-if not FIXTURES.is_dir():  # a clone that keeps shared/ inside the repository
-    FIXTURES = Path(__file__).resolve().parents[1] / "shared" / "fixtures" / "tatham"
 NAMES = sorted(PUZZLES)
 
 
 def fixtures(name: str) -> list[dict]:
-    path = FIXTURES / f"{name}.jsonl"
-    if not path.exists():
-        pytest.skip(f"fixtures not found at {path}")
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return tatham.load(name)
 
 
 def respond(grid: list[str]) -> str:

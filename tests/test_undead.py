@@ -4,22 +4,19 @@ test_puzzles.py."""
 from __future__ import annotations
 
 import itertools
-import json
 import random
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
+
+import tatham
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import envs
 from envs.puzzles.undead import UndeadPuzzle, decode_id, encode_id, sightings
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "tatham" / "undead.jsonl"
-if not FIXTURES.exists():
-    FIXTURES = Path(__file__).resolve().parents[1] / "shared" / "fixtures" / "tatham" / "undead.jsonl"
 
 # A 3x3 board traced by hand (edges clockwise from the top-left: top 0-2, right 3-5, bottom 6-8
 # from the right, left 9-11 from the bottom):
@@ -46,9 +43,7 @@ def env():
 
 
 def fixtures() -> list[dict]:
-    if not FIXTURES.exists():
-        pytest.skip(f"fixtures not found at {FIXTURES}")
-    return [json.loads(line) for line in FIXTURES.read_text().splitlines() if line.strip()]
+    return tatham.load("undead")
 
 
 def with_clue(k: int, n: int) -> UndeadPuzzle:
