@@ -133,3 +133,13 @@ def test_generate_entry_params_are_checked_up_front(tmp_path, entry, key, words)
     with pytest.raises(ConfigError) as e:
         load_or_raise(GenerateConfig, ["--config", str(cfg)])
     assert (e.value.key, e.value.source) == (key, str(cfg)) and words in e.value.msg
+
+
+def test_bad_key_inside_a_list_entry_is_named_by_its_path(tmp_path):
+    # regression: OmegaConf reported only `widht`, without the list entry it sits in
+    from generate import GenerateConfig
+
+    cfg = write(tmp_path / "g.yaml", "splits:\n  test:\n    - {env: pattern, count: 1, widht: 5}\n")
+    with pytest.raises(ConfigError) as e:
+        load_or_raise(GenerateConfig, ["--config", str(cfg)])
+    assert e.value.key == "splits.test.0.widht" and e.value.source == str(cfg)

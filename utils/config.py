@@ -113,13 +113,22 @@ def _first_line(e: Exception) -> str:
 
 
 def _flat_keys(d: Any, prefix: str = "") -> list[str]:
-    if not isinstance(d, dict) or not d:
-        return [prefix] if prefix else []
+    """Dotted paths of every key in nested dicts and lists (list items by index)."""
+    items = d.items() if isinstance(d, dict) else enumerate(d) if isinstance(d, list) else ()
     out = []
-    for k, v in d.items():
+    for k, v in items:
         key = f"{prefix}.{k}" if prefix else str(k)
-        out += [key] + (_flat_keys(v, key) if isinstance(v, dict) else [])
+        out += [key] + _flat_keys(v, key)
     return out
+
+
+def _full_key(key: str, data: dict) -> str:
+    """OmegaConf names a bad key inside a list entry without its path (`foo` for
+    `splits.test.0.foo`): recover the path from the layer that was being merged."""
+    paths = _flat_keys(data)
+    if not key or key in paths:
+        return key
+    return next((p for p in paths if p.endswith("." + key)), key)
 
 
 def _check_choices(obj: Any, sources: dict[str, str], prefix: str = "") -> None:
@@ -176,7 +185,7 @@ def load_or_raise(schema: type, argv: list[str]) -> Any:
         try:
             merged = OmegaConf.merge(merged, data)
         except OmegaConfBaseException as e:
-            raise ConfigError(getattr(e, "full_key", "") or "", source, _first_line(e)) from None
+            raise ConfigError(_full_key(getattr(e, "full_key", "") or "", data), source, _first_line(e)) from None
         sources.update({k: source for k in _flat_keys(data)})
     try:
         obj = OmegaConf.to_object(merged)
