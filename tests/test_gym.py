@@ -403,3 +403,11 @@ def test_controller_state_round_trips_exactly():
     assert [clone.sample() for _ in range(50)] == [ctrl.sample() for _ in range(50)]
     with pytest.raises(ValueError, match="other envs"):
         AdaptiveDifficulty(["sorting"], rollouts_per_problem=2).load_state_dict(state)
+
+
+@pytest.mark.parametrize("name", ["bubble_swap_lower_bound_permutation_counting", "digit_sum_counting"])
+def test_counting_dps_are_iterative_at_very_high_difficulty(name):
+    # regression: their memoised recursion went one level deeper per position (RecursionError at d=1000)
+    env = envs.make(name)
+    rec = env.generate(seed=0, difficulty=1000)
+    assert envs.score(rec, rec["answer"]).correct

@@ -23,17 +23,20 @@ class _CountEnv(GymEnv):
         return -1.0 if x < 0 else ratio(x, problem["count"], 10)
 
 
-@lru_cache(maxsize=None)
-def _good_completions(remaining: int, below: int) -> int:
-    """Ways to finish a 321-avoiding permutation with `remaining` values left, `below` of which
-    are smaller than the current maximum: the next value is either the smallest unused one (if
-    below > 0) or a new maximum, the j-th smallest of the remaining - below larger values."""
-    if remaining == 0:
-        return 1
-    total = _good_completions(remaining - 1, below - 1) if below else 0
-    for j in range(1, remaining - below + 1):
-        total += _good_completions(remaining - 1, below + j - 1)
-    return total
+@lru_cache(maxsize=4)
+def _completions(n: int) -> list[list[int]]:
+    """table[r][b]: ways to finish a 321-avoiding permutation with r values left, b of which are
+    smaller than the current maximum. The next value is either the smallest unused one (if b > 0)
+    or a new maximum, the j-th smallest of the r - b larger values, so
+    table[r][b] = table[r-1][b-1] + sum(table[r-1][t] for t in b..r-1). Built bottom-up with
+    suffix sums (no recursion: N reaches thousands at high difficulty)."""
+    table = [[1]]
+    for r in range(1, n + 1):
+        prev, suffix = table[-1], [0] * (r + 1)
+        for t in range(r - 1, -1, -1):
+            suffix[t] = suffix[t + 1] + prev[t]
+        table.append([(prev[b - 1] if b else 0) + suffix[b] for b in range(r + 1)])
+    return table
 
 
 def count_good_greater(p: list[int]) -> int:
@@ -42,15 +45,16 @@ def count_good_greater(p: list[int]) -> int:
     "bubble sort"): walk p's prefix, at each position add the completions of every valid larger
     choice, stop once p's own prefix is no longer good."""
     n, unused, mx, total = len(p), sorted(p), 0, 0
+    table = _completions(n)
     for i, cur in enumerate(p):
         below = sum(v < mx for v in unused)
         for v in unused:
             if v <= cur:
                 continue
             if v > mx:
-                total += _good_completions(n - i - 1, below + sum(mx < u < v for u in unused))
+                total += table[n - i - 1][below + sum(mx < u < v for u in unused)]
             elif v == unused[0]:
-                total += _good_completions(n - i - 1, below - 1)
+                total += table[n - i - 1][below - 1]
         if not (cur > mx or cur == unused[0]):
             break
         unused.remove(cur)
@@ -246,19 +250,17 @@ class DigitSumCounting(_CountEnv):
 def _digit_sum_count(n: int, s: int) -> int:
     """#{0 <= x <= n : digitsum(x) = s}, for s >= 1 (so x = 0 never counts)."""
     digits = list(map(int, str(n)))
-
-    @lru_cache(maxsize=None)
-    def free(positions: int, total: int) -> int:
-        if total < 0:
-            return 0
-        if positions == 0:
-            return int(total == 0)
-        return sum(free(positions - 1, total - d) for d in range(10))
-
+    # free[p][t]: strings of p free digits summing to t, built bottom-up (n has thousands of
+    # digits at high difficulty: no recursion)
+    free = [[1] + [0] * s]
+    for _ in range(len(digits)):
+        prev = free[-1]
+        free.append([sum(prev[t - d] for d in range(10) if t - d >= 0) for t in range(s + 1)])
     count, used = 0, 0
     for i, top in enumerate(digits):
         for d in range(top):
-            count += free(len(digits) - i - 1, s - used - d)
+            if 0 <= s - used - d:
+                count += free[len(digits) - i - 1][s - used - d]
         used += top
     return count + int(used == s)
 
