@@ -169,6 +169,18 @@ def _split(rng, total: int, parts: int) -> list[int]:
     return [b - a for a, b in zip([0] + cuts, cuts + [total])]
 
 
+def _planted_groups(rng, groups: int, total: int, min_parts: int, max_parts: int) -> tuple[list[int], list[int]]:
+    """Item sizes and their planted group labels, shuffled: each of `groups` groups sums to exactly
+    `total`, so `groups` containers of that capacity are optimal (bin packing, scheduling)."""
+    items, labels = [], []
+    for g in range(groups):
+        for size in _split(rng, total, rng.randint(min_parts, max_parts)):
+            items.append(size)
+            labels.append(g)
+    order = rng.sample(range(len(items)), len(items))
+    return [items[i] for i in order], [labels[i] for i in order]
+
+
 class BinPacking(GymEnv):
     """Bin packing (optimisation). d: k = d // 2 + 2 bins of capacity C in [10, 30] are cut into
     2-4 items each, so the items fill exactly k bins and k = total / C is optimal. Answer: a bin
@@ -182,14 +194,8 @@ class BinPacking(GymEnv):
 
     def build(self, rng, difficulty):
         k, cap = self.size(difficulty), rng.randint(10, 30)
-        items, labels = [], []
-        for b in range(k):
-            for s in _split(rng, cap, rng.randint(2, 4)):
-                items.append(s)
-                labels.append(b)
-        order = rng.sample(range(len(items)), len(items))
-        return ({"items": [items[i] for i in order], "capacity": cap, "optimum": k},
-                " ".join(str(labels[i]) for i in order))
+        items, labels = _planted_groups(rng, k, cap, 2, 4)
+        return {"items": items, "capacity": cap, "optimum": k}, " ".join(map(str, labels))
 
     def prompt(self, problem):
         n = len(problem["items"])
@@ -223,14 +229,8 @@ class MultiprocessorScheduling(GymEnv):
 
     def build(self, rng, difficulty):
         m, t = self.size(difficulty), rng.randint(15, 40)
-        jobs, machine = [], []
-        for k in range(m):
-            for s in _split(rng, t, rng.randint(2, 5)):
-                jobs.append(s)
-                machine.append(k)
-        order = rng.sample(range(len(jobs)), len(jobs))
-        return ({"jobs": [jobs[i] for i in order], "machines": m, "optimum": t},
-                " ".join(str(machine[i]) for i in order))
+        jobs, machine = _planted_groups(rng, m, t, 2, 5)
+        return {"jobs": jobs, "machines": m, "optimum": t}, " ".join(map(str, machine))
 
     def prompt(self, problem):
         n, m = len(problem["jobs"]), problem["machines"]
