@@ -46,6 +46,21 @@ class GymEnv(Env):
     max_answer_chars: ClassVar[int] = 200_000
     reward_range = (-1.0, 1.0)
 
+    # RACES: an env whose answer is a deterministic function of one typed value declares that
+    # function here, and envs/compose turns it into a brick. Types are the strings of
+    # envs/compose/types.py (e.g. "list[int]" -> "int"); None: this env is not a brick.
+    brick_io: ClassVar[tuple[str, str] | None] = None
+    brick_text: ClassVar[str] = ""  # what the function does, in one sentence a model reads
+
+    def brick_input(self, rng: random.Random, difficulty: int) -> Any:
+        """A typed input value for the brick, drawn at this difficulty."""
+        raise NotImplementedError
+
+    def brick_apply(self, value: Any, counter) -> Any:
+        """The deterministic function: calls counter.tick(n) before n atomic steps of work, never
+        mutates value, returns None for "no output"."""
+        raise NotImplementedError
+
     def size(self, difficulty: int) -> int:
         raise NotImplementedError
 
