@@ -86,3 +86,50 @@ def test_sft_and_trace_configs_refuse_test_splits(data, tmp_path):
         load_or_raise(generate.GenerateConfig, gen + [f"traces.records=[{data}]", "traces.records_split=test"])
     assert e.value.key == "traces.records_split"
     assert load_or_raise(generate.GenerateConfig, gen + [f"traces.records=[{data}]", "traces.records_split=train_sft"])
+
+
+# ------------------------------------------------------------------ the puzzle-to-math splits (point 2)
+
+
+def _puzzle_splits():
+    import generate
+    from envs.puzzles.grid import PuzzleEnv
+
+    cfg = load_or_raise(generate.GenerateConfig, ["--config", "configs/generate/puzzles.yaml"])
+    out = {}
+    for split, entries in cfg.splits.items():
+        for e in entries:
+            env = generate._env(e.env, e.params)
+            assert isinstance(env, PuzzleEnv)
+            w, h, level = env.params_for(e.difficulty)
+            out.setdefault(split, []).append((e.env, w * h, env.levels.index(level) if level else 0))
+    return cfg, out
+
+
+def test_puzzle_splits_are_distinct_and_ordered_as_the_paper_describes():
+    cfg, splits = _puzzle_splits()
+    assert cfg.distinct and set(splits) == {"train_sft", "train_rl", "test"}
+    for puzzle in ("bridges", "pattern", "undead", "galaxies"):
+        sft, rl, test = ([(a, lv) for p, a, lv in splits[s] if p == puzzle] for s in ("train_sft", "train_rl", "test"))
+        assert sft and rl and test, puzzle
+        # held out "from training, which used smaller grids" (line 143): the largest test grid is larger
+        assert max(a for a, _ in test) > max(a for a, _ in sft + rl), puzzle
+        # RL "on harder puzzles than SFT" (line 149): each RL entry is larger or harder than SFT's largest
+        top = max(sft)
+        assert all(e > top for e in rl), (puzzle, rl, top)
+    labels = [(p, a, lv) for s in splits.values() for p, a, lv in s]
+    assert len(set(labels)) == len(labels)
+
+
+def test_distinct_refuses_a_shared_grid_and_the_summary_shows_sharing(tmp_path, capsys):
+    import generate
+
+    argv = ["mode=envs", f"out={tmp_path}/g", "splits={test: [{env: undead, count: 2, params: {width: 3, height: 3, "
+            "level: easy}}], train_rl: [{env: undead, count: 3, difficulty: 0, params: {width: 3, height: 3}}]}"]
+    with pytest.raises(ConfigError) as e:
+        load_or_raise(generate.GenerateConfig, argv + ["distinct=true"])
+    assert e.value.key == "splits.train_rl.0" and "undead 3x3 easy is also in split test" in e.value.msg
+    generate.main(argv)
+    out = capsys.readouterr().out
+    assert "test: 2 records  (held out" in out and "3  undead 3x3 easy   <- also in test" in out
+    assert '"test_splits": [\n    "test"\n  ]' in (tmp_path / "g" / "manifest.json").read_text()
