@@ -895,7 +895,7 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                 metrics["mfu"] = flops / (times["train"] * peak * ctx.world)
             from utils.records import append_jsonl, record_group
 
-            samples = [{"step": step, "id": it.record.get("id"), "env": it.record["env"], "group": record_group(it.record),
+            samples = [{"step": step, "id": it.record.get("id"), "env": it.record["env"], "split": record_group(it.record),
                         "sample": j, "response": c.text, "reward": values[i * G + j], "correct": correct[i * G + j],
                         "bonus": float(bonus[i * G + j]), "tokens": len(c.token_ids)}
                        for i, (it, row) in enumerate(zip(batch.items, batch.comps)) for j, c in enumerate(row)]

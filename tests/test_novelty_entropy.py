@@ -136,5 +136,5 @@ def test_novelty_entropy_options_and_kept_checkpoints_in_a_tiny_run(tmp_path, mo
     assert kept == ["step_00000001", "step_00000002"] and (run / "kept" / kept[0] / "config.json").is_file()
     assert [p.name for p in (run / "checkpoints").glob("step_*")] == ["step_00000003"]  # keep_last=1 pruned
     rows = [json.loads(line) for line in open(run / "samples.jsonl")]
-    assert len(rows) == 3 * 32 and {r["group"] for r in rows} == {"parity d=0"}
+    assert len(rows) == 3 * 32 and {r["split"] for r in rows} == {"parity d=0"}
     assert {r["step"] for r in rows} == {1, 2, 3} and all(0 <= r["bonus"] <= 0.1 + 1e-6 for r in rows)
