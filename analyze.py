@@ -6,6 +6,7 @@ them with pass@k across checkpoints.
 
     python analyze.py --config configs/analyze/default.yaml inputs=[runs/a/samples.jsonl,runs/b/samples.jsonl]
     python analyze.py ... inputs=['runs/eval/vanilla_step_*/samples.jsonl']      # a glob: checkpoints in step order
+    python analyze.py novelty-signal runs/paper/gspo_novelty     # top-k vs mean NLL within-group signal
 
 Inputs are samples.jsonl files from evaluate.py or train.py, SFT-trace rows (`responses`: one trace
 each), or any JSONL with a response text and optionally `correct`, a problem id, a benchmark, a
@@ -648,7 +649,34 @@ def md_table(rows: list[dict], cols: list[str]) -> str:
     return "\n".join(lines)
 
 
+def novelty_signal(run: Path) -> dict:
+    """The within-group signal of top-k NLL over mean NLL across a novelty run's steps (train.py logs
+    both per step): the paper's "amplifies the within-group signal by 10-15x" (puzzle_to_math line
+    105, Appendix O), checked on any run. Writes <run>/novelty_signal.json."""
+    from utils.records import atomic_write_text, read_jsonl_tolerant
+
+    steps = read_jsonl_tolerant(run / "metrics.jsonl")
+    report: dict = {"run": str(run), "steps": len(steps), "paper": "10-15x (Appendix O)"}
+    for tag in ("std", "cv"):
+        xs = sorted(m[f"novelty/signal_ratio_{tag}"] for m in steps if m.get(f"novelty/signal_ratio_{tag}") is not None)
+        report[tag] = ({"steps_with_data": len(xs), "median": percentile(xs, 0.5), "p25": percentile(xs, 0.25),
+                        "p75": percentile(xs, 0.75), "mean": sum(xs) / len(xs)} if xs else {"steps_with_data": 0})
+    atomic_write_text(run / "novelty_signal.json", json.dumps(report, indent=2) + "\n")
+    return report
+
+
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["novelty-signal"]:
+        if len(argv) != 2 or not (Path(argv[1]) / "metrics.jsonl").is_file():
+            sys.exit("analyze.py novelty-signal: give one train.py run directory (with metrics.jsonl)")
+        r = novelty_signal(Path(argv[1]))
+        for tag, what in (("std", "within-group std"), ("cv", "within-group std / mean")):
+            x = r[tag]
+            print(f"top-k / mean NLL, {what}: " + (f"median {x['median']:.2f}x (IQR {x['p25']:.2f}-{x['p75']:.2f}) "
+                                                   f"over {x['steps_with_data']} steps" if x["steps_with_data"] else
+                                                   "no step had a group with 2+ correct rollouts"))
+        print(f"paper: {r['paper']}; wrote {argv[1]}/novelty_signal.json")
+        return
     cfg = load(AnalyzeConfig, argv, prog="analyze.py")
     from utils.config import save_run_info
     from utils.motifs import LABELS, chain_depth, parse_motif

@@ -958,7 +958,7 @@ def rl_metrics(per_rank: list[dict], G: int, train: dict, difficulty: dict, time
         out.update({"novelty/bonus_mean": st.fmean(bonus), "novelty/bonus_abs_mean": st.fmean(abs(b) for b in bonus),
                     "novelty/bonus_max": max(bonus), "novelty/frac_rollouts_with_bonus": len(nz) / n,
                     "novelty/u_mean_correct": st.fmean(u) if u else 0.0})
-        # Appendix O: top-k NLL varies 10-15x more within a group than mean NLL (analyze.py novelty-signal)
+        # Appendix O: top-k NLL varies 10-15x more within a group than mean NLL (analyze.py novelty-signal RUN)
         gids = [i // G for i in range(n)]
         for tag, rel in (("std", False), ("cv", True)):
             top, mean = (within_group_spread(cols[k], cols["correct"], gids, relative=rel) for k in ("u", "u_mean"))

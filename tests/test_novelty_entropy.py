@@ -138,3 +138,20 @@ def test_novelty_entropy_options_and_kept_checkpoints_in_a_tiny_run(tmp_path, mo
     rows = [json.loads(line) for line in open(run / "samples.jsonl")]
     assert len(rows) == 3 * 32 and {r["split"] for r in rows} == {"parity d=0"}
     assert {r["step"] for r in rows} == {1, 2, 3} and all(0 <= r["bonus"] <= 0.1 + 1e-6 for r in rows)
+
+
+def test_novelty_signal_report_over_a_runs_steps(tmp_path, capsys):
+    import json
+
+    import analyze
+
+    steps = [{"step": 1, "novelty/signal_ratio_std": 12.0, "novelty/signal_ratio_cv": 3.0},
+             {"step": 2, "novelty/signal_ratio_std": None, "novelty/signal_ratio_cv": None},
+             {"step": 3, "novelty/signal_ratio_std": 14.0, "novelty/signal_ratio_cv": 5.0}]
+    (tmp_path / "metrics.jsonl").write_text("".join(json.dumps(m) + "\n" for m in steps))
+    analyze.main(["novelty-signal", str(tmp_path)])
+    report = json.loads((tmp_path / "novelty_signal.json").read_text())
+    assert report["std"]["steps_with_data"] == 2 and report["std"]["median"] == 13.0 and report["cv"]["mean"] == 4.0
+    assert "median 13.00x" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="novelty-signal"):
+        analyze.main(["novelty-signal", str(tmp_path / "nope")])
