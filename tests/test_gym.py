@@ -145,8 +145,45 @@ def test_long_answers_score_in_bounded_time(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_generators_work_at_high_difficulty(name):
-    rec = env_of(name).generate(seed=0, difficulty=30)  # polynomial generators: seconds at most
+    rec = record(name, 30, seed=0)  # polynomial generators: seconds at most
     assert rec["answer"] is None or envs.score(rec, rec["answer"]).correct
+    if integer_gold(rec) is not None:  # an integer-answer env: compared exactly, even far beyond 2**53
+        rec = record(name, 60, seed=1)
+        assert_off_by_one_is_wrong(rec, integer_gold(rec))
+
+
+def integer_gold(rec: dict) -> int | None:
+    """The gold answer if it is one integer (the env is then an integer-answer env), else None."""
+    from envs.gym.base import one_int
+
+    try:
+        return one_int(rec["answer"][len("<answer>"):-len("</answer>")])
+    except (TypeError, ValueError):
+        return None
+
+
+def assert_off_by_one_is_wrong(rec: dict, gold: int) -> None:
+    for near in (gold - 1, gold + 1):
+        rew = envs.score(rec, f"<answer>{near}</answer>")
+        assert not rew.correct and rew.value < 1.0, (rec["id"], near)
+
+
+def test_integer_answers_beyond_float_precision_are_exact():
+    # regression (issue 15): ratio() compared counts as floats, so above 2**53 an off-by-one count
+    # scored 1.0 and counted as correct (digit_sum_counting even accepted gold + 10**11)
+    from envs.gym.base import BELOW_ONE, ratio
+
+    big = 3 ** 200
+    assert ratio(big, big, 10) == 1.0 and ratio(big + 1, big, 10) == BELOW_ONE == ratio(big - 1, big, 10)
+    assert ratio(0, 0, 10) == 1.0 and ratio(0, big, 10) == 0.0 and ratio(2, 4, 1) == 0.5
+    rec = env_of("digit_sum_counting").generate(seed=7030, difficulty=30)
+    gold = integer_gold(rec)
+    assert gold > 2 ** 53
+    assert_off_by_one_is_wrong(rec, gold)
+    assert not envs.score(rec, f"<answer>{gold + 10 ** 11}</answer>").correct
+    integer_envs = [n for n in NAMES if integer_gold(record(n, 30, seed=0)) is not None]
+    huge = [n for n in integer_envs if integer_gold(record(n, 60, seed=1)) > 2 ** 60]
+    assert len(huge) >= 4, "the registry-wide off-by-one check meets integers beyond float precision"
 
 
 def test_binario_generates_big_grids():
