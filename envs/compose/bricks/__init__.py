@@ -6,12 +6,13 @@ A pool is an ordered list of brick names; "first N bricks of a pool" is its pref
 from __future__ import annotations
 
 from envs.compose.brick import Brick
-from envs.compose.bricks import encodings, grids, lists, numbers, predicates, strings, words
+from envs.compose.bricks import (bitgrids, encodings, exprs, graphs, grids, intervals, lists, matrices, numbers,
+                                  numtheory, perms, predicates, sequences, strings, texts, trees, words)
 
-BRICKS: dict[str, Brick] = {**strings.BRICKS, **encodings.BRICKS, **numbers.BRICKS, **lists.BRICKS,
-                            **words.BRICKS, **grids.BRICKS, **predicates.BRICKS}
-assert len(BRICKS) == sum(len(m.BRICKS) for m in (strings, encodings, numbers, lists, words, grids, predicates)), \
-    "a brick name is defined twice"
+MODULES = (strings, encodings, numbers, lists, words, grids, predicates, graphs, trees, bitgrids, matrices, intervals,
+           perms, exprs, sequences, texts, numtheory)
+BRICKS: dict[str, Brick] = {name: b for m in MODULES for name, b in m.BRICKS.items()}
+assert len(BRICKS) == sum(len(m.BRICKS) for m in MODULES), "a brick name is defined twice"
 
 # 45 chain bricks covering every type in and out, plus 5 predicates for `branch`.
 CORE50 = [
