@@ -16,6 +16,14 @@ WORDS = ("apple", "river", "stone", "cloud", "tiger", "lemon", "piano", "ocean",
 VOWELS, CONSONANTS = "aeiou", "bcdfghjklmnpqrstvwxyz"
 
 
+def ints_of(rng: random.Random, n: int, lo: int, hi: int) -> list[int]:
+    return [rng.randint(lo, hi) for _ in range(n)]
+
+
+def word_of(rng: random.Random, n: int, alphabet: str) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
 def sample_int(rng: random.Random) -> int:
     return rng.randint(2, 250)
 
@@ -44,18 +52,28 @@ def sample_pair(rng: random.Random) -> tuple[int, int]:
     return rng.randint(2, 60), rng.randint(2, 60)
 
 
-def sample_bitgrid(rng: random.Random) -> list[list[int]]:
-    h, w, p = rng.randint(3, 5), rng.randint(3, 5), rng.uniform(0.25, 0.55)
+def bitgrid_of(rng: random.Random, h: int, w: int, p: float) -> list[list[int]]:
     return [[int(rng.random() < p) for _ in range(w)] for _ in range(h)]
 
 
+def sample_bitgrid(rng: random.Random) -> list[list[int]]:
+    return bitgrid_of(rng, rng.randint(3, 5), rng.randint(3, 5), rng.uniform(0.25, 0.55))
+
+
+def matrix_of(rng: random.Random, n: int, hi: int) -> list[list[int]]:
+    return [[rng.randint(0, hi) for _ in range(n)] for _ in range(n)]
+
+
 def sample_matrix(rng: random.Random) -> list[list[int]]:
-    n = rng.choice((2, 3, 3, 4))
-    return [[rng.randint(0, 6) for _ in range(n)] for _ in range(n)]
+    return matrix_of(rng, rng.choice((2, 3, 3, 4)), 6)
 
 
 def sample_perm(rng: random.Random) -> list[int]:
-    p = list(range(rng.randint(4, 8)))
+    return perm_of(rng, rng.randint(4, 8))
+
+
+def perm_of(rng: random.Random, n: int) -> list[int]:
+    p = list(range(n))
     rng.shuffle(p)
     return p
 
@@ -75,28 +93,32 @@ def random_tree_edges(rng: random.Random, n: int) -> list[list[int]]:
     return [[label[i], label[rng.randrange(i)]] for i in range(1, n)]
 
 
-def sample_tree(rng: random.Random) -> dict:
-    n = rng.randint(4, 9)
+def tree_of(rng: random.Random, n: int) -> dict:
     return make_graph(n, random_tree_edges(rng, n))
 
 
-def sample_graph(rng: random.Random) -> dict:
-    """Connected (a random tree plus extra edges) six times in ten, else random edges."""
-    n = rng.randint(4, 7)
-    edges = random_tree_edges(rng, n) if rng.random() < 0.6 else []
-    for _ in range(rng.randint(1, n)):
-        edges.append(rng.sample(range(n), 2))
+def sample_tree(rng: random.Random) -> dict:
+    return tree_of(rng, rng.randint(4, 9))
+
+
+def graph_of(rng: random.Random, n: int, connected: bool, extra: int) -> dict:
+    """A random spanning tree (if connected) plus `extra` random edges (duplicates merge)."""
+    edges = random_tree_edges(rng, n) if connected else []
+    edges += [rng.sample(range(n), 2) for _ in range(extra)]
     return make_graph(n, edges)
 
 
-def sample_digraph(rng: random.Random) -> dict:
-    """Acyclic (edges follow a hidden order) half the time, else any directed edges."""
+def sample_graph(rng: random.Random) -> dict:
+    """Connected six times in ten, else random edges."""
     n = rng.randint(4, 7)
-    order = list(range(n))
-    rng.shuffle(order)
-    dag = rng.random() < 0.5
+    return graph_of(rng, n, rng.random() < 0.6, rng.randint(1, n))
+
+
+def digraph_of(rng: random.Random, n: int, dag: bool, m: int) -> dict:
+    """m random directed edges; if dag, all following a hidden random order."""
+    order = perm_of(rng, n)
     edges = []
-    for _ in range(rng.randint(n - 1, 2 * n)):
+    for _ in range(m):
         i, j = rng.sample(range(n), 2)
         if dag and i > j:
             i, j = j, i
@@ -104,10 +126,21 @@ def sample_digraph(rng: random.Random) -> dict:
     return make_graph(n, edges, directed=True)
 
 
+def sample_digraph(rng: random.Random) -> dict:
+    """Acyclic half the time, else any directed edges."""
+    n = rng.randint(4, 7)
+    return digraph_of(rng, n, rng.random() < 0.5, rng.randint(n - 1, 2 * n))
+
+
+def wgraph_of(rng: random.Random, n: int, extra: int, max_weight: int = 9) -> dict:
+    """Connected: a random spanning tree plus `extra` random edges, weights 1..max_weight."""
+    edges = random_tree_edges(rng, n) + [rng.sample(range(n), 2) for _ in range(extra)]
+    return make_graph(n, [[u, v, rng.randint(1, max_weight)] for u, v in edges])
+
+
 def sample_wgraph(rng: random.Random) -> dict:
     n = rng.randint(4, 6)
-    edges = random_tree_edges(rng, n) + [rng.sample(range(n), 2) for _ in range(rng.randint(0, n))]
-    return make_graph(n, [[u, v, rng.randint(1, 9)] for u, v in edges])
+    return wgraph_of(rng, n, rng.randint(0, n))
 
 
 def random_expr(rng: random.Random, ops: int) -> str:

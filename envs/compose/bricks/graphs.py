@@ -14,6 +14,7 @@ from itertools import permutations
 
 from envs.compose.brick import Brick, by_name
 from envs.compose.samplers import random_tree_edges
+from envs.gym.graphs import kahn_order
 from envs.compose.types import BOOL, DIGRAPH, GRAPH, GRID, INT, LIST_INT, LIST_STR, MATRIX, TREE, WGRAPH, make_graph
 
 
@@ -422,23 +423,7 @@ def transitive_closure(g, c):
 
 def topo_order(g):
     """Kahn's algorithm, smallest ready node first; None if the graph has a cycle."""
-    import heapq
-
-    n, adj = g["n"], adjacency(g, True)
-    indeg = [0] * n
-    for _, v in g["edges"]:
-        indeg[v] += 1
-    ready = [u for u in range(n) if indeg[u] == 0]
-    heapq.heapify(ready)
-    order = []
-    while ready:
-        u = heapq.heappop(ready)
-        order.append(u)
-        for v in adj[u]:
-            indeg[v] -= 1
-            if indeg[v] == 0:
-                heapq.heappush(ready, v)
-    return order if len(order) == n else None
+    return kahn_order(g["n"], g["edges"])
 
 
 def transitive_reduction(g, c):
