@@ -55,8 +55,11 @@ class OptimSection:
 
 @dataclass
 class SFTSection:
-    data: List[str] = field([], help="JSONL files/dirs: {prompt, response}, or records with `responses` "
-                                     "(generate.py mode=sft_traces), or records with a gold `answer` (use_answer)")
+    data: List[str] = field([], help="JSONL files, globs or shard directories (read for `split`): {prompt, "
+                                     "response}, or records with `responses` (generate.py mode=sft_traces), or "
+                                     "records with a gold `answer` (use_answer). A test split is refused")
+    split: str = field("", help="the split read from each directory in `data` (e.g. train: the "
+                                "<split>-NNNNN.jsonl shards); required for a directory")
     use_answer: bool = field(False, help="also train on records' gold `answer` (rows without response(s))")
     max_len: int = field(4096, help="prompt + response tokens; longer responses are truncated (counted and logged)")
     epochs: int = field(1, help="passes over the data")
@@ -162,9 +165,13 @@ class TrainConfig:
             s = self.sft
             if not s.data:
                 yield "sft.data", "no SFT data files given"
+            from utils.records import DataRefError, resolve_split
+
             for i, p in enumerate(s.data):
-                if not Path(p).exists():
-                    yield f"sft.data.{i}", f"{p} does not exist"
+                try:
+                    resolve_split(p, s.split)
+                except DataRefError as e:
+                    yield f"sft.data.{i}" if e.key == "data" else "sft.split", str(e)
             for key in ("max_len", "epochs", "batch_size", "micro_batch_size"):
                 if getattr(s, key) < 1:
                     yield f"sft.{key}", "must be >= 1"
@@ -402,11 +409,11 @@ def save_bad_batch(run_dir: Path, step: int, ctx, payload: dict, what: str) -> N
 
 def load_sft_examples(cfg: TrainConfig, tok):
     """(prompt ids, response ids + eos) pairs, and how many were truncated / dropped."""
-    from utils.records import load_records
+    from utils.records import load_split
 
     eos = tok.eos_token_id
     out, truncated, dropped = [], 0, 0
-    for row in load_records(list(cfg.sft.data)):
+    for row in (r for p in cfg.sft.data for r in load_split(p, cfg.sft.split)):
         if "response" in row:
             responses = [row["response"]]
         elif "responses" in row:

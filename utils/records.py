@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -98,6 +99,82 @@ def shard_path(out_dir: str | os.PathLike, split: str, index: int) -> Path:
 
 def shard_paths(out_dir: str | os.PathLike, split: str) -> list[Path]:
     return sorted(Path(out_dir).glob(f"{split}-[0-9][0-9][0-9][0-9][0-9].jsonl"))
+
+
+# ------------------------------------------------------------------ data references name a split
+#
+# Training data is referenced as (path, split): a directory of generate.py shards read for one split
+# (`{data: runs/data/puzzles, split: train_rl}` reads train_rl-00000.jsonl, ... only), a single
+# file, or a glob. A split whose name starts with "test" is held out: a training reference that
+# resolves to one is refused, so a test shard can never reach SFT or RL by a directory or a glob.
+
+_SHARD_NAME = re.compile(r"^(?P<split>.+)-\d{5}\.jsonl$")
+_GLOB_CHARS = frozenset("*?[")
+
+
+class DataRefError(ValueError):
+    """A data reference that cannot be read as asked; `key` is "data" or "split" (the config key at fault)."""
+
+    def __init__(self, key: str, msg: str):
+        super().__init__(msg)
+        self.key = key
+
+
+def is_test_split(split: str | None) -> bool:
+    """Held-out splits: `test` and every split whose name starts with it (test_ood, test_bridges8x8, ...)."""
+    return bool(split) and split.lower().startswith("test")
+
+
+def split_of(path: str | os.PathLike) -> str | None:
+    """The split of a generate.py shard (`<split>-NNNNN.jsonl`), or None for any other file name."""
+    m = _SHARD_NAME.match(Path(path).name)
+    return m.group("split") if m else None
+
+
+def splits_in(directory: str | os.PathLike) -> list[str]:
+    return sorted({s for f in Path(directory).glob("*.jsonl") if (s := split_of(f)) is not None})
+
+
+def resolve_split(path: str | os.PathLike, split: str = "", *, training: bool = True) -> list[Path]:
+    """The JSONL files of a data reference, or DataRefError with one line saying what is wrong.
+
+    path   a directory of shards (then `split` is required), a .jsonl file, or a glob
+    split  the shard prefix to read; for a file or glob, files of other splits are refused / skipped
+    training=True refuses any file of a test split (is_test_split)."""
+    path = str(path)
+    if _GLOB_CHARS & set(path):
+        import glob
+
+        files = [Path(f) for f in sorted(glob.glob(path)) if f.endswith(".jsonl")]
+        files = [f for f in files if not split or split_of(f) == split]
+        if not files:
+            raise DataRefError("data", f"{path} matches no .jsonl file" + (f" of split {split!r}" if split else ""))
+    elif Path(path).is_dir():
+        present = splits_in(path)
+        if not split:
+            raise DataRefError("split", f"{path} is a directory of splits {present}: name the one to read "
+                                        f"(split: ...)")
+        files = shard_paths(path, split)
+        if not files:
+            raise DataRefError("split", f"no {split}-NNNNN.jsonl shards in {path} (splits there: {present})")
+    elif Path(path).is_file():
+        files = [Path(path)]
+        if split and split_of(path) not in (None, split):
+            raise DataRefError("split", f"{path} is a shard of split {split_of(path)!r}, not {split!r}")
+    else:
+        raise DataRefError("data", f"{path} does not exist")
+    if training:
+        for f in files:
+            s = split_of(f) or split
+            if is_test_split(s):  # the key at fault: the split asked for, else the path that reached a test shard
+                raise DataRefError("split" if is_test_split(split) else "data",
+                                   f"{f} is in test split {s!r}: training never reads a test split")
+    return files
+
+
+def load_split(path: str | os.PathLike, split: str = "", *, training: bool = True) -> list[dict]:
+    """All records of one data reference (see resolve_split)."""
+    return [r for f in resolve_split(path, split, training=training) for r in read_jsonl(f)]
 
 
 def load_records(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[dict]:
