@@ -9,7 +9,8 @@ schedule and the adaptive difficulty controller, behind one `sample(step, n)`.
 
 Each prompt first picks a source by weight (the env mix). A static source picks a record; with a
 curriculum (utils/curriculum.py), first a bin by the schedule's weights at this step, among the
-bins the source's records carry (in `meta[<schedule.key>]`). A live source generates a record:
+bins the source's records carry (in `meta[<schedule.key>]`; a record whose field is null is in
+no bin and is never drawn under a curriculum, one without the field is an error). A live source generates a record:
 with the adaptive controller (RLVE) the controller picks the env and difficulty among the live
 sources; else the difficulty is the source's `bins[<curriculum bin>]`, or its fixed `difficulty`.
 
@@ -153,10 +154,11 @@ class PromptSampler:
                 for rec in load_split(s.data, s.split):
                     label = None
                     if self.schedule is not None:
-                        label = (rec.get("meta") or {}).get(self.schedule.key)
-                        if label is None:
+                        meta = rec.get("meta") or {}
+                        if self.schedule.key not in meta:
                             raise ValueError(f"data source {s.data}: record {rec.get('id')} has no "
                                              f"meta.{self.schedule.key}, the curriculum's bin field")
+                        label = meta[self.schedule.key]  # null: in no bin (e.g. a pass rate between bins)
                     bins.setdefault(label, []).append(rec)
                 if not bins:
                     raise ValueError(f"data source {s.data}: no records")

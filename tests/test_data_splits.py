@@ -73,7 +73,7 @@ def test_sft_and_trace_configs_refuse_test_splits(data, tmp_path):
     import generate
     import train
 
-    base = ["stage=sft", f"model={tmp_path}"]
+    base = ["stage=sft", "model=org/model"]
     with pytest.raises(ConfigError) as e:
         load_or_raise(train.TrainConfig, base + [f"sft.data=[{data}]"])
     assert e.value.key == "sft.split"

@@ -1,8 +1,13 @@
 """Records on disk: JSONL shards written atomically, read back lazily.
 
-A record is one problem (see DESIGN.md):
+A record is one problem (see docs/design.md):
     {"id", "env", "difficulty", "prompt", "answer", "meta"}
 Shards are plain JSONL that `datasets.load_dataset("json", data_files=...)` reads.
+
+Files are created with the permissions the umask allows (0644 under the usual 022), as `open()`
+would, so colleagues and a server running as another user can read them.
+A file that is not UTF-8 or holds a line that is not JSON raises DataError naming the file and
+the line (lines are split at "\n" only: U+2028 inside a string is not a line break).
 """
 from __future__ import annotations
 
@@ -17,12 +22,28 @@ from typing import Any, Iterable, Iterator
 RECORD_KEYS = ("id", "env", "difficulty", "prompt", "answer", "meta")
 
 
+class DataError(ValueError):
+    """A data file that cannot be read (not UTF-8, not JSON, no shards): the message names the file."""
+
+
+def umask() -> int:
+    """The process umask, read without changing it (os.umask can only be read by setting it)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
+
+
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write text to path via a temp file in the same directory + rename: readers never see half a file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~umask())  # mkstemp makes 0600 whatever the umask
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
@@ -41,14 +62,24 @@ def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
     atomic_write_text(path, "".join(dumps(r) + "\n" for r in records))
 
 
+def _parse_line(path, n: int, raw: bytes):
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise DataError(f"{path}:{n}: not UTF-8 text (byte {e.start} of the line)") from None
+    except json.JSONDecodeError as e:
+        raise DataError(f"{path}:{n}: not valid JSON ({e.msg}, column {e.colno})") from None
+
+
 def read_jsonl(path: str | os.PathLike) -> Iterator[dict]:
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if line.strip():
-                try:
-                    yield json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise ValueError(f"{path}:{n}: not valid JSON ({e.msg})") from None
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise DataError(f"{path}: {e.strerror}") from None
+    with f:
+        for n, raw in enumerate(f, 1):  # binary lines: split at b"\n" only
+            if raw.strip():
+                yield _parse_line(path, n, raw)
 
 
 def append_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
@@ -80,16 +111,18 @@ def read_jsonl_tolerant(path: str | os.PathLike) -> list[dict]:
     """Read an append-only JSONL file, dropping a torn (unparsable) final line left by a crash."""
     if not Path(path).exists():
         return []
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    lines = Path(path).read_bytes().split(b"\n")
+    if lines and not lines[-1].strip():
+        lines.pop()
     out = []
     for i, line in enumerate(lines):
         if not line.strip():
             continue
         try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
+            out.append(_parse_line(path, i + 1, line))
+        except DataError:
             if i != len(lines) - 1:
-                raise ValueError(f"{path}:{i + 1}: not valid JSON") from None
+                raise
     return out
 
 
@@ -195,6 +228,8 @@ def load_records(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
     out: list[dict] = []
     for p in map(Path, paths):
         files = sorted(p.glob("*.jsonl")) if p.is_dir() else [p]
+        if not files:
+            raise DataError(f"{p}: a directory without *.jsonl files")
         for f in files:
             out.extend(read_jsonl(f))
     return out
