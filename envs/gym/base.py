@@ -224,6 +224,65 @@ def exact(value: Any, gold: Any) -> float:
     return 1.0 if value == gold else 0.0
 
 
+def share(hits: int, total: int, power: float) -> float:
+    """(hits / total) ** power for 0 <= hits <= total, exactly 1 only when hits == total (a
+    partial-credit reward that never rounds a miss up to full marks)."""
+    if hits >= total:
+        return 1.0
+    return min(BELOW_ONE, (max(hits, 0) / total) ** power)
+
+
+def matches(got: list, gold: list, power: float = 5) -> float:
+    """Positions where got equals gold, as share(); -0.5 for a list of the wrong length."""
+    if len(got) != len(gold):
+        return -0.5
+    return share(sum(a == b for a, b in zip(got, gold)), len(gold), power) if gold else 1.0
+
+
+def jaccard(got: set, gold: set, power: float = 5) -> float:
+    """|got & gold| / |got | gold| as share(): 1 only for the same set."""
+    union = len(got | gold)
+    return share(len(got & gold), union, power) if union else 1.0
+
+
+# ------------------------------------------------------------------ shared answer kinds
+
+COUNT_FORMAT = "Give the count as one integer (exact, no modulus), e.g. <answer>42</answer>."
+INT_FORMAT = "Give one integer, e.g. <answer>42</answer>."
+
+
+class CountEnv(GymEnv):
+    """Reward for a count answer (the RLVE paper's counting environments, rlve line 43): -1
+    unparsable or negative, else (min(x, y) / max(x, y))^10 with y = problem["count"], compared
+    exactly (ratio())."""
+
+    category = "competition"
+
+    def reward(self, problem, answer):
+        x = one_int(answer)
+        return -1.0 if x < 0 else ratio(x, problem["count"], 10)
+
+
+class IntEnv(GymEnv):
+    """Reward for a value that has one right integer: -1 unparsable, 1 if it equals
+    problem["value"], else 0."""
+
+    def reward(self, problem, answer):
+        return 1.0 if one_int(answer) == problem["value"] else 0.0
+
+
+class _Uncounted:
+    """The counter brick_apply gets when an env computes its own gold answer: no limit."""
+
+    steps = 0
+
+    def tick(self, n: int = 1) -> None:
+        pass
+
+
+UNCOUNTED = _Uncounted()
+
+
 def lines(rows: list[list[Any]]) -> str:
     """A grid as lines of space-separated cells (the answer format of the grid envs)."""
     return "\n".join(" ".join(map(str, r)) for r in rows)

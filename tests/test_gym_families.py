@@ -1,0 +1,161 @@
+"""The new gym families' answers cross-checked against brute force on small inputs (the
+registry-wide contract in tests/test_gym.py covers determinism, gold answers and hostile text)."""
+from __future__ import annotations
+
+import itertools
+import json
+import random
+
+import pytest
+
+import envs
+from envs.gym.base import UNCOUNTED
+
+
+def apply(name: str, value):
+    return envs.make(name).brick_apply(value, UNCOUNTED)
+
+
+def problem(rec: dict) -> dict:
+    return json.loads(rec["meta"]["problem"])
+
+
+def value(rec: dict, answer: str) -> float:
+    return envs.score(rec, f"<answer>{answer}</answer>").value
+
+
+# ---------------------------------------------------------------------------- combinatorics.py
+
+def _walks(n, h):
+    total = 0
+    for steps in itertools.product((1, -1), repeat=2 * n):
+        heights = list(itertools.accumulate(steps))
+        total += heights[-1] == 0 and min(heights) >= 0 and max(heights) <= h
+    return total
+
+
+def test_counting_envs_match_brute_force():
+    rng = random.Random(0)
+    for n in range(1, 6):
+        for h in range(n + 1):
+            assert apply("dyck_paths_bounded_height", (n, h)) == _walks(n, h)
+        perms = list(itertools.permutations(range(n)))
+        inv = [sum(p[i] > p[j] for i in range(n) for j in range(i + 1, n)) for p in perms]
+        for k in range(n * (n - 1) // 2 + 2):
+            assert apply("permutations_with_k_inversions", (n, k)) == inv.count(k)
+        for k in range(1, 4):
+            classes = {min(t[i:] + t[:i] for i in range(n)) for t in itertools.product(range(k), repeat=n)}
+            assert apply("necklace_counting", (n, k)) == len(classes)
+    for _ in range(25):
+        n = rng.randint(1, 8)
+        parents = [rng.randrange(v) for v in range(1, n)]
+        edges = [(v, parents[v - 1]) for v in range(1, n)]
+        assert apply("tree_independent_sets_counting", parents) == sum(
+            all(not (s >> u & 1 and s >> v & 1) for u, v in edges) for s in range(1 << n))
+        a = [rng.randint(0, 4) for _ in range(rng.randint(1, 7))]
+        incs = [idx for k in range(1, len(a) + 1) for idx in itertools.combinations(range(len(a)), k)
+                if all(a[x] < a[y] for x, y in zip(idx, idx[1:]))]
+        top = max(map(len, incs))
+        assert apply("lis_counting", a) == sum(len(i) == top for i in incs)
+        s = "".join(rng.choice("ABC") for _ in range(rng.randint(0, 7)))
+        subs = {"".join(c for i, c in enumerate(s) if m >> i & 1) for m in range(1, 1 << len(s))}
+        assert apply("distinct_subsequences_counting", s) == len(subs)
+        assert apply("palindromic_substrings_counting", s) == sum(
+            s[i:j] == s[i:j][::-1] for i in range(len(s)) for j in range(i + 1, len(s) + 1))
+        b = "".join(rng.choice("()?") for _ in range(rng.randint(0, 8)))
+        fills = ["".join(next(it) if c == "?" else c for c in b)
+                 for it in (iter(f) for f in itertools.product("()", repeat=b.count("?")))]
+        balanced = sum(min(itertools.accumulate((1 if c == "(" else -1 for c in f), initial=0)) >= 0
+                       and f.count("(") == f.count(")") for f in fills)
+        assert apply("bracket_completion_counting", b) == balanced
+    for r in range(12):
+        assert apply("lattice_points_in_circle", r) == sum(
+            x * x + y * y <= r * r for x in range(-r, r + 1) for y in range(-r, r + 1))
+    for seed in range(10):
+        p = problem(envs.make("bounded_compositions_counting").generate(seed, 0))
+        assert p["count"] == sum(sum(t) == p["target"] for t in itertools.product(*(range(c + 1) for c in p["caps"])))
+
+
+def _tilings(grid):
+    cells = {(r, c) for r, row in enumerate(grid) for c, x in enumerate(row) if not x}
+
+    def count(free):
+        if not free:
+            return 1
+        r, c = min(free, key=lambda x: (x[1], x[0]))
+        return sum(count(free - {(r, c), o}) for o in ((r + 1, c), (r, c + 1)) if o in free)
+
+    return count(frozenset(cells))
+
+
+def test_domino_tilings_match_brute_force_and_boards_vary():
+    rng = random.Random(1)
+    for _ in range(60):
+        m, n = rng.randint(1, 4), rng.randint(1, 5)
+        grid = [[int(rng.random() < 0.2) for _ in range(n)] for _ in range(m)]
+        assert apply("domino_tiling_counting", grid) == _tilings(grid)
+    env = envs.make("domino_tiling_counting")
+    assert len({env.generate(s, 2)["prompt"] for s in range(10)}) >= 5
+
+
+# ---------------------------------------------------------------------------- arithmetic.py
+
+def test_arithmetic_envs_match_brute_force():
+    from envs.gym.arithmetic import continued_fraction, element_order, pell_fundamental
+
+    for n in range(1, 40):
+        assert apply("divisor_summatory", n) == sum(1 for a in range(1, n + 1) for b in range(1, n + 1) if a * b <= n)
+        assert apply("gcd_sum", n) == sum(__import__("math").gcd(k, n) for k in range(1, n + 1))
+    for n, p in ((100, 2), (1000, 7), (500, 3)):
+        fact, e = __import__("math").factorial(n), 0
+        while fact % p ** (e + 1) == 0:
+            e += 1
+        assert apply("factorial_prime_exponent", (n, p)) == e
+    for d in (2, 3, 5, 6, 7, 8, 10, 13):
+        x, y = pell_fundamental(d)
+        least = next((xx, yy) for yy in range(1, 200) for xx in [__import__("math").isqrt(d * yy * yy + 1)]
+                     if xx * xx - d * yy * yy == 1)
+        assert (x, y) == least
+    assert pell_fundamental(61) == (1766319049, 226153980)  # Fermat's challenge
+    for p, q in ((415, 93), (1, 7), (7, 1), (0, 5)):
+        from fractions import Fraction
+        terms = continued_fraction(p, q)
+        v = Fraction(terms[-1])
+        for a in reversed(terms[:-1]):
+            v = a + 1 / v
+        assert v == Fraction(p, q)
+    for g in range(2, 22):
+        assert element_order(g, 23, [2, 11]) == next(k for k in range(1, 23) if pow(g, k, 23) == 1)
+    for seed in range(8):
+        rec = envs.make("coprime_counting").generate(seed, 0)
+        p = problem(rec)
+        assert p["count"] == sum(all(x % q for q in p["primes"]) for x in range(1, p["n"] + 1))
+        rec = envs.make("lucas_binomial").generate(seed, 0)
+        p = problem(rec)
+        assert p["value"] == __import__("math").comb(p["n"], p["k"]) % p["p"]
+        rec = envs.make("linear_recurrence_term").generate(seed, 0)
+        p = problem(rec)
+        seq = list(p["init"])
+        while len(seq) <= p["n"]:
+            seq.append(sum(c * seq[-1 - j] for j, c in enumerate(p["coeffs"])) % p["m"])
+        assert p["value"] == seq[p["n"]] % p["m"]
+
+
+def test_checked_arithmetic_answers_accept_any_valid_answer():
+    rec = envs.make("pell_equation").generate(0, 2)
+    d, (x, y) = problem(rec)["d"], map(int, rec["answer"][8:-9].split())
+    assert value(rec, f"{x} {y}") == 1.0
+    assert value(rec, f"{x * x + d * y * y} {2 * x * y}") == 0.5  # the next solution: valid, not the least
+    assert value(rec, f"{x + 1} {y}") == 0.0 and value(rec, "0 0") == -0.5
+    rec = envs.make("modular_sqrt").generate(0, 3)
+    r, p = int(rec["answer"][8:-9]), problem(rec)["p"]
+    assert value(rec, str(r)) == 1.0 and value(rec, str(p - r)) == 1.0 and value(rec, str(r + p)) == 0.0
+    rec = envs.make("continued_fraction").generate(0, 1)
+    terms = rec["answer"][8:-9].split()
+    alt = terms[:-1] + [str(int(terms[-1]) - 1), "1"]  # [..., a] = [..., a - 1, 1]
+    assert value(rec, " ".join(alt)) == 1.0 and value(rec, " ".join(terms[:-1])) == 0.0
+    rec = envs.make("fraction_sum").generate(0, 1)
+    p = problem(rec)
+    assert value(rec, f"{2 * p['num']}/{2 * p['den']}") == 1.0 and value(rec, f"{p['num'] + 1}/{p['den']}") == 0.0
+    rec = envs.make("base_conversion").generate(0, 1)
+    assert value(rec, rec["answer"][8:-9].lower()) == 1.0 and value(rec, "0" + rec["answer"][8:-9]) == 1.0
