@@ -159,3 +159,55 @@ def test_checked_arithmetic_answers_accept_any_valid_answer():
     assert value(rec, f"{2 * p['num']}/{2 * p['den']}") == 1.0 and value(rec, f"{p['num'] + 1}/{p['den']}") == 0.0
     rec = envs.make("base_conversion").generate(0, 1)
     assert value(rec, rec["answer"][8:-9].lower()) == 1.0 and value(rec, "0" + rec["answer"][8:-9]) == 1.0
+
+
+# ---------------------------------------------------------------------------- linear_algebra.py
+
+def _cross(p1, p2, q1, q2) -> bool:
+    """Whether segments p1p2 and q1q2 meet (collinear overlaps included)."""
+    def orient(a, b, c):
+        v = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+        return (v > 0) - (v < 0)
+
+    def on(a, b, c):
+        return min(a[0], b[0]) <= c[0] <= max(a[0], b[0]) and min(a[1], b[1]) <= c[1] <= max(a[1], b[1])
+
+    o = [orient(p1, p2, q1), orient(p1, p2, q2), orient(q1, q2, p1), orient(q1, q2, p2)]
+    if o[0] != o[1] and o[2] != o[3]:
+        return True
+    return any(oi == 0 and on(*seg, pt) for oi, seg, pt in
+               zip(o, ((p1, p2), (p1, p2), (q1, q2), (q1, q2)), (q1, q2, p1, p2)))
+
+
+def test_linear_algebra_envs_against_independent_computations():
+    import numpy as np
+    import sympy
+
+    from envs.gym.linear_algebra import evaluate, mat_mul, monotone_polygon, poly_divmod, random_expression
+
+    rng = random.Random(2)
+    for seed in range(6):
+        p = problem(envs.make("matrix_rank").generate(seed, 3))
+        assert p["value"] == np.linalg.matrix_rank(np.array(p["matrix"], dtype=float))
+        rec = envs.make("matrix_inverse").generate(seed, 4)
+        a = problem(rec)["matrix"]
+        inv = [list(map(int, line.split())) for line in rec["answer"][8:-9].splitlines()]
+        assert mat_mul(a, inv) == [[int(i == j) for j in range(len(a))] for i in range(len(a))]
+        p = problem(envs.make("polynomial_gcd").generate(seed, 3))
+        x = sympy.Symbol("x")
+        g = sympy.Poly(sympy.gcd(sympy.Poly(p["p"], x), sympy.Poly(p["q"], x)), x).monic()
+        assert [int(c) for c in g.all_coeffs()] == p["gcd"]
+        p = problem(envs.make("polynomial_division").generate(seed, 5))
+        prod = sympy.Poly(p["b"], x) * sympy.Poly(p["q"], x) + sympy.Poly(p["r"], x)
+        assert [int(c) for c in prod.all_coeffs()] == p["a"]
+        text = random_expression(rng, 8)
+        assert evaluate(text) == eval(text)  # our own generated text: safe for eval here
+        pts = monotone_polygon(rng, 7, 20)
+        edges = list(zip(pts, pts[1:] + pts[:1]))
+        assert not any(_cross(*edges[i], *edges[j]) for i in range(7) for j in range(i + 2, 7) if (i, j) != (0, 6))
+        assert abs(sympy.Polygon(*pts).area) == abs(sum(a[0] * b[1] - b[0] * a[1] for a, b in edges)) / sympy.Integer(2)
+    for bad in ("1 +", "(2", "2 ** 3", "__import__('os')", "1" * 200, "((((1))))" * 0 + "(" * 300 + "1" + ")" * 300):
+        assert evaluate(bad) is None
+    from fractions import Fraction
+    q, r = poly_divmod([Fraction(c) for c in (1, 0, 0, -1)], [Fraction(1), Fraction(-1)])
+    assert q == [1, 1, 1] and r == [0]

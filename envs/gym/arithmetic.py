@@ -287,9 +287,10 @@ def element_order(a: int, p: int, factors: list[int]) -> int:
 
 
 class PrimitiveRoot(GymEnv):
-    """A primitive root modulo a prime (mathematical operations; checked against the known
-    factorisation of p - 1). d: p - 1 = 2 * (d // 4 + 1 distinct odd primes below 100(d + 1)).
-    Reward: -1 unparsable, 1 if 1 <= g < p generates all non-zero residues, else 0."""
+    """The least primitive root modulo a prime (mathematical operations; checked against the
+    known factorisation of p - 1). d: p - 1 = 2 * (d // 4 + 1 distinct odd primes below
+    100(d + 1)). Reward: -1 unparsable, 1 for the least primitive root, 0.5 for another one (it
+    generates all non-zero residues but is not the least), else 0."""
 
     name = "primitive_root"
     category = "math"
@@ -300,16 +301,18 @@ class PrimitiveRoot(GymEnv):
     def build(self, rng, difficulty):
         p, factors = smooth_prime(rng, difficulty)
         g = next(g for g in range(2, p) if element_order(g, p, factors) == p - 1)
-        return {"p": p, "factors": factors}, str(g)
+        return {"p": p, "factors": factors, "least": g}, str(g)
 
     def prompt(self, problem):
         p = problem["p"]
-        return ask(f"p = {p} is prime. Find a primitive root modulo p: an integer g with 1 <= g < {p} whose "
-                   f"powers g, g^2, ..., g^{p - 1} are all different modulo p.", INT_FORMAT)
+        return ask(f"p = {p} is prime. A primitive root modulo p is an integer g with 1 <= g < {p} whose powers g, "
+                   f"g^2, ..., g^{p - 1} are all different modulo p. Find the smallest primitive root.", INT_FORMAT)
 
     def reward(self, problem, answer):
         g, p = one_int(answer), problem["p"]
-        return 1.0 if 1 <= g < p and element_order(g, p, problem["factors"]) == p - 1 else 0.0
+        if not (1 <= g < p and element_order(g, p, problem["factors"]) == p - 1):
+            return 0.0
+        return 1.0 if g == problem["least"] else 0.5
 
 
 class MultiplicativeOrder(IntEnv):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any, ClassVar
 
@@ -158,6 +159,25 @@ def to_float(token: str) -> float:
     if not math.isfinite(x):
         raise ValueError("not finite")
     return x
+
+
+def to_fraction(token: str) -> Fraction:
+    """An exact rational: an integer, a decimal (12.5, -0.25) or a fraction p/q of integers."""
+    token = token.strip()
+    if "/" in token:
+        num, _, den = token.partition("/")
+        p, q = to_int(num.strip()), to_int(den.strip())
+        if q == 0:
+            raise ValueError("zero denominator")
+        return Fraction(p, q)
+    if "." in token:
+        whole, _, frac = token.partition(".")
+        sign = -1 if whole.startswith("-") else 1
+        whole = whole.lstrip("+-")
+        if not (whole + frac) or not (whole + frac).isdigit() or not token.isascii() or len(token) > 4000:
+            raise ValueError(f"not a decimal: {token[:20]!r}")
+        return sign * (int(whole or "0") + Fraction(int(frac or "0"), 10 ** len(frac)))
+    return Fraction(to_int(token))
 
 
 def tokens(answer: str) -> list[str]:
