@@ -211,3 +211,73 @@ def test_linear_algebra_envs_against_independent_computations():
     from fractions import Fraction
     q, r = poly_divmod([Fraction(c) for c in (1, 0, 0, -1)], [Fraction(1), Fraction(-1)])
     assert q == [1, 1, 1] and r == [0]
+
+
+# ---------------------------------------------------------------------------- permutations.py, strings.py
+
+def _hanoi_moves(n):
+    pegs = [list(range(n, 0, -1)), [], []]
+    states = [[0] * n]
+
+    def move(k, a, b, c):
+        if k:
+            move(k - 1, a, c, b)
+            pegs[c].append(pegs[a].pop())
+            states.append([next(i for i in range(3) if d in pegs[i]) for d in range(1, n + 1)])
+            move(k - 1, b, a, c)
+
+    move(n, 0, 1, 2)
+    return states
+
+
+def test_permutation_envs_match_brute_force():
+    from envs.gym.permutations import hanoi_state, kth_permutation, permutation_rank
+
+    for n in range(1, 6):
+        for k, p in enumerate(itertools.permutations(range(1, n + 1)), 1):
+            assert kth_permutation(n, k) == list(p) and permutation_rank(list(p)) == k
+        for k, state in enumerate(_hanoi_moves(n)):
+            assert hanoi_state(n, k) == state
+    # fewest swaps: breadth-first search over permutations of 5
+    start = (1, 2, 3, 4, 5)
+    dist, frontier = {start: 0}, [start]
+    while frontier:
+        nxt = []
+        for p in frontier:
+            for i, j in itertools.combinations(range(5), 2):
+                q = list(p)
+                q[i], q[j] = q[j], q[i]
+                if tuple(q) not in dist:
+                    dist[tuple(q)] = dist[p] + 1
+                    nxt.append(tuple(q))
+        frontier = nxt
+    for p, d in dist.items():
+        assert apply("min_swaps_to_sort", list(p)) == d
+
+
+def test_string_envs_match_brute_force():
+    from envs.gym.strings import _repair, balanced, bracket_repair_cost, least_rotation, longest_palindrome
+
+    rng = random.Random(3)
+    for _ in range(60):
+        s = "".join(rng.choice("()[]") for _ in range(rng.randint(1, 8)))
+        longest = max(len(t) for m in range(1 << len(s))
+                      if balanced(t := "".join(c for i, c in enumerate(s) if m >> i & 1)))
+        cost = bracket_repair_cost(s)
+        assert cost == len(s) - longest
+        fixed = _repair(s)
+        assert balanced(fixed) and len(fixed) == len(s) + cost
+        w = "".join(rng.choice("ABC") for _ in range(rng.randint(1, 9)))
+        k = least_rotation(w)
+        assert w[k:] + w[:k] == min(w[i:] + w[:i] for i in range(len(w)))
+        pal = longest_palindrome(w)
+        assert pal in w and pal == pal[::-1] and len(pal) == max(
+            j - i for i in range(len(w)) for j in range(i + 1, len(w) + 1) if w[i:j] == w[i:j][::-1])
+    for seed in range(5):
+        rec = envs.make("shortest_common_supersequence").generate(seed, 1)
+        assert value(rec, rec["answer"][8:-9]) == 1.0
+        p = problem(rec)
+        assert value(rec, p["s"] + p["t"]) < 1.0  # a supersequence, but not a shortest one
+        rec = envs.make("string_matching").generate(seed, 2)
+        p = problem(rec)
+        assert value(rec, " ".join(map(str, p["positions"][:-1]))) < 1.0
