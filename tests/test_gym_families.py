@@ -281,3 +281,32 @@ def test_string_envs_match_brute_force():
         rec = envs.make("string_matching").generate(seed, 2)
         p = problem(rec)
         assert value(rec, " ".join(map(str, p["positions"][:-1]))) < 1.0
+
+
+# ---------------------------------------------------------------------------- sequences.py
+
+def test_sequence_envs_match_brute_force():
+    rng = random.Random(4)
+    for _ in range(40):
+        a = [rng.randint(0, 9) for _ in range(rng.randint(1, 12))]
+        assert apply("running_median", a) == [sorted(a[:k])[(k - 1) // 2] for k in range(1, len(a) + 1)]
+        assert apply("next_greater_element", a) == [next((y for y in a[i + 1:] if y > x), -1) for i, x in enumerate(a)]
+        assert apply("largest_rectangle_histogram", a) == max(
+            min(a[i:j]) * (j - i) for i in range(len(a)) for j in range(i + 1, len(a) + 1))
+        assert apply("trapping_rain_water", a) == sum(
+            max(0, min(max(a[:i + 1]), max(a[i:])) - a[i]) for i in range(len(a)))
+        r, c = rng.randint(1, 5), rng.randint(1, 5)
+        grid = [[rng.randint(0, 9) for _ in range(c)] for _ in range(r)]
+        seen, out, (y, x), (dy, dx) = set(), [], (0, 0), (0, 1)  # walk, turning right at walls
+        for _ in range(r * c):
+            out.append(grid[y][x])
+            seen.add((y, x))
+            if not (0 <= y + dy < r and 0 <= x + dx < c) or (y + dy, x + dx) in seen:
+                dy, dx = dx, -dy
+            y, x = y + dy, x + dx
+        assert apply("spiral_order", grid) == out
+    assert apply("huffman_code_length", [5, 9, 12, 13, 16, 45]) == 224  # the CLRS example
+    rec = envs.make("merge_intervals").generate(0, 3)
+    p = problem(rec)
+    covered = {x for a, b in p["intervals"] for x in range(2 * a, 2 * b + 1)}  # doubled: touching counts
+    assert covered == {x for a, b in p["merged"] for x in range(2 * a, 2 * b + 1)}
