@@ -310,3 +310,32 @@ def test_sequence_envs_match_brute_force():
     p = problem(rec)
     covered = {x for a, b in p["intervals"] for x in range(2 * a, 2 * b + 1)}  # doubled: touching counts
     assert covered == {x for a, b in p["merged"] for x in range(2 * a, 2 * b + 1)}
+
+
+# ---------------------------------------------------------------------------- np_planted.py
+
+def test_convex_tour_is_optimal_by_brute_force():
+    from envs.gym.np_planted import tour_length
+
+    env = envs.make("tsp_convex")
+    for seed in range(4):
+        rec = env.generate(seed, 2)  # 7 cities: 720 tours
+        cities = problem(rec)["cities"]
+        best = min(tour_length(cities, [0, *p]) for p in itertools.permutations(range(1, len(cities))))
+        assert abs(best - problem(rec)["optimum"]) < 1e-9
+        gold = rec["answer"][8:-9].split()
+        assert value(rec, " ".join(reversed(gold))) == 1.0 and value(rec, " ".join(gold[1:] + gold[:1])) == 1.0
+        assert value(rec, " ".join(gold[:2][::-1] + gold[2:])) < 1.0
+
+
+def test_planted_np_answers_are_verified_not_compared():
+    rec = envs.make("three_partition").generate(0, 2)
+    labels = [int(x) for x in rec["answer"][8:-9].split()]
+    m = problem(rec)["m"]
+    assert value(rec, " ".join(str((g + 1) % m) for g in labels)) == 1.0  # groups renamed: still a solution
+    rec = envs.make("hitting_set").generate(0, 3)
+    gold = rec["answer"][8:-9]
+    assert value(rec, gold) == 1.0 and value(rec, gold + f" {problem(rec)['universe']}") < 1.0
+    rec = envs.make("one_in_three_sat").generate(1, 2)
+    n = problem(rec)["n"]
+    assert value(rec, " ".join(["1"] * n)) == 0.0 and value(rec, " ".join(["2"] * n)) == -0.5
