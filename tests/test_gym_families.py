@@ -339,3 +339,55 @@ def test_planted_np_answers_are_verified_not_compared():
     rec = envs.make("one_in_three_sat").generate(1, 2)
     n = problem(rec)["n"]
     assert value(rec, " ".join(["1"] * n)) == 0.0 and value(rec, " ".join(["2"] * n)) == -0.5
+
+
+# ---------------------------------------------------------------------------- number_puzzles.py, deduction.py
+
+def _gold(rec):
+    return rec["answer"][len("<answer>"):-len("</answer>")]
+
+
+def test_logic_scorers_check_the_rules():
+    rec = envs.make("kakuro").generate(0, 2)
+    rows = _gold(rec).splitlines()
+    r, c = next((r, c) for r, row in enumerate(rows) for c in range(len(row) - 1) if "#" not in row[c:c + 2])
+    bad = rows[:]
+    bad[r] = bad[r][:c] + bad[r][c + 1] + bad[r][c] + bad[r][c + 2:]  # two neighbours swapped: a down run breaks
+    assert value(rec, "\n".join(rows)) == 1.0 and value(rec, "\n".join(bad)) == 0.0
+    rec = envs.make("hitori").generate(0, 2)
+    n = len(problem(rec)["grid"])
+    assert value(rec, "\n".join(["0" * n] * n)) == 0.0  # nothing shaded: a row repeats a number
+    rec = envs.make("magic_square").generate(0, 0)
+    sq = [row.split() for row in _gold(rec).splitlines()]
+    sq[0][0], sq[0][1] = sq[0][1], sq[0][0]
+    assert value(rec, "\n".join(" ".join(r) for r in sq)) == 0.0
+    rec = envs.make("hidato").generate(0, 3)
+    grid = [row.split() for row in _gold(rec).splitlines()]
+    assert value(rec, "\n".join(" ".join(r) for r in grid[::-1])) == 0.0
+    rec = envs.make("knights_and_knaves").generate(0, 4)
+    flipped = " ".join("N" if t == "K" else "K" for t in _gold(rec).split())
+    assert value(rec, _gold(rec)) == 1.0 and value(rec, flipped) == 0.0
+    rec = envs.make("minesweeper").generate(0, 2)
+    rows = _gold(rec).splitlines()
+    assert value(rec, "\n".join(r[::-1] for r in rows)) in (0.0, 1.0)  # mirrored: only right if consistent
+    assert value(rec, "\n".join("." * len(r) for r in rows)) == 0.0  # no mines: wrong total
+    rec = envs.make("battleships").generate(0, 3)
+    rows = _gold(rec).splitlines()
+    assert value(rec, "\n".join(rows[1:] + rows[:1])) == 0.0  # rolled: row counts move
+    rec = envs.make("water_jugs").generate(0, 3)
+    opt = problem(rec)["optimum"]
+    assert value(rec, "fill A, empty A, " + _gold(rec)) == pytest.approx((opt / (opt + 2)) ** 5)
+    assert value(rec, "empty A") == -0.5 and value(rec, "drink A") == -1.0
+    rec = envs.make("sliding_puzzle").generate(0, 2)
+    assert value(rec, _gold(rec)) == 1.0
+    rec = envs.make("cryptarithm").generate(0, 3)
+    pairs = _gold(rec).split()
+    assert value(rec, " ".join(pairs[1:])) == -0.5  # a letter missing
+    assert value(rec, " ".join(p.lower() for p in pairs)) == 1.0
+
+
+def test_zebra_accepts_any_order_within_a_house():
+    rec = envs.make("zebra_logic").generate(0, 4)
+    houses = [line.split() for line in _gold(rec).splitlines()]
+    assert value(rec, "\n".join(" ".join(reversed(h)) for h in houses)) == 1.0
+    assert value(rec, "\n".join(" ".join(h) for h in houses[1:] + houses[:1])) == 0.0
