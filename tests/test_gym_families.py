@@ -391,3 +391,31 @@ def test_zebra_accepts_any_order_within_a_house():
     houses = [line.split() for line in _gold(rec).splitlines()]
     assert value(rec, "\n".join(" ".join(reversed(h)) for h in houses)) == 1.0
     assert value(rec, "\n".join(" ".join(h) for h in houses[1:] + houses[:1])) == 0.0
+
+
+# ---------------------------------------------------------------------------- scheduling.py
+
+def test_scheduling_optima_match_brute_force():
+    from envs.gym.scheduling import flow_shop_makespan, weighted_completion
+
+    for seed in range(3):
+        p = problem(envs.make("flow_shop_two_machines").generate(seed, 2))  # 6 jobs
+        jobs = p["jobs"]
+        assert p["optimum"] == min(flow_shop_makespan(jobs, list(o)) for o in itertools.permutations(range(len(jobs))))
+        p = problem(envs.make("weighted_completion_time").generate(seed, 2))
+        jobs = p["jobs"]
+        assert p["optimum"] == min(weighted_completion(jobs, list(o)) for o in itertools.permutations(range(len(jobs))))
+        for name in ("job_sequencing_deadlines", "minimize_late_jobs"):
+            rec = envs.make(name).generate(seed, 3)  # 8 jobs: every subset
+            n = len(problem(rec)["jobs"])
+            best = max(value(rec, " ".join(map(str, s))) for k in range(n + 1) for s in itertools.combinations(range(n), k))
+            assert best == 1.0 and value(rec, _gold(rec)) == 1.0
+        rec = envs.make("interval_stabbing").generate(seed, 1)
+        iv = problem(rec)["intervals"]
+        ends = sorted({b for _, b in iv})
+        least = next(k for k in range(1, len(iv) + 1) for pts in itertools.combinations(ends, k)
+                     if all(any(a <= x <= b for x in pts) for a, b in iv))
+        assert problem(rec)["optimum"] == least
+        rec = envs.make("interval_partitioning").generate(seed, 2)
+        m = problem(rec)["meetings"]
+        assert problem(rec)["optimum"] == max(sum(a <= t < b for a, b in m) for t in range(max(b for _, b in m)))
