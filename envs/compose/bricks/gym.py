@@ -7,25 +7,30 @@ draws at difficulty 10). See envs/gym/base.py for the protocol.
 from __future__ import annotations
 
 import functools
+import importlib
 
 from envs.compose.brick import Brick
 
 BRICK_DIFFICULTY = 0
-GYM_PREFIX = "envs.gym."
+
+
+def _gym_registry() -> dict[str, str]:
+    # the gym family's own registry, not envs.REGISTRY: merging every family would import
+    # envs/compose, which imports this module (a circular import)
+    import envs.gym
+
+    return envs.gym.GYM
 
 
 def gym_env_names() -> list[str]:
-    """Registered envs implemented under envs/gym (whatever registers them)."""
-    import envs
-
-    return sorted(name for name, target in envs.REGISTRY.items() if target.startswith(GYM_PREFIX))
+    """The envs discovered under envs/gym."""
+    return sorted(_gym_registry())
 
 
 def gym_brick(name: str, difficulty: int = BRICK_DIFFICULTY) -> Brick | None:
     """The brick of one gym env, or None if the env declares no brick."""
-    import envs
-
-    cls = envs.env_class(name)
+    module, _, attr = _gym_registry()[name].partition(":")
+    cls = getattr(importlib.import_module(module), attr)
     if getattr(cls, "brick_io", None) is None:
         return None
     env = cls()
