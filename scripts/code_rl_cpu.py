@@ -23,6 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
 SYNTH_CONFIG = "configs/paper/code_rl/gen_synth_star_induction.yaml"
 DEFAULT_TRAIN = "configs/paper/code_rl/real25k_synth_star_induction.yaml"
@@ -77,13 +78,16 @@ def train_argv(config: str, synth: Path, model: str, out_dir: Path) -> list[str]
             *TRAIN_CPU]
 
 
-def eval_argv(model: str, out_root: Path, config: str = EVAL_CONFIG) -> list[str]:
+def eval_overrides(config: str = EVAL_CONFIG) -> list[str]:
     """The paper's LiveCodeBench protocol (both date windows, every split) on the fixture problems,
-    2 samples of 24 tokens each."""
+    2 samples of 24 tokens each from the hf backend."""
     benches = [{**b, "path": str(ROOT / FIXTURE_LCB), "timeout_s": 2.0, "expect": 0}
                for b in raw_config(config)["benchmarks"]]
-    return ["--config", config, f"model={model}", f"out_root={out_root}", "engine.backend=hf", "n=2", "k=[1,2]",
-            "max_tokens=24", f"benchmarks={json.dumps(benches)}"]
+    return ["engine.backend=hf", "n=2", "k=[1,2]", "max_tokens=24", f"benchmarks={json.dumps(benches)}"]
+
+
+def eval_argv(model: str, out_root: Path, config: str = EVAL_CONFIG) -> list[str]:
+    return ["--config", config, f"model={model}", f"out_root={out_root}", *eval_overrides(config)]
 
 
 def solved_samples(out: Path) -> Path:
@@ -150,6 +154,12 @@ def main(argv: list[str]) -> None:
 
     name = load(train.TrainConfig, argv).name
     evaluate.main(eval_argv(str(runs / "train" / name / "final"), runs / "eval"))
+    # the figures' form: every checkpoint (and the base model as step 0) evaluated, then curves
+    import code_rl_curves as curves
+
+    run = runs / "train" / name
+    curves.evaluate_run(run, ["livecodebench"], eval_overrides())
+    print(f"wrote {len(curves.plot(curves.collect([run]), runs / 'figures'))} plots to {runs / 'figures'}/")
 
 
 if __name__ == "__main__":

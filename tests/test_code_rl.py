@@ -154,3 +154,65 @@ def test_code_contest_bad_inputs_fail_at_config_load():
     with pytest.raises(ConfigError, match=r"data\.sources\.0\.params.*no/such\.jsonl does not exist"):
         load_or_raise(train.TrainConfig, ["stage=rl", "model=Qwen/any", "rl.engine.backend=hf",
                                           "data.sources=[{env: code_contest, params: {path: no/such.jsonl}}]"])
+
+
+# ------------------------------------------------------------------ seed corpus and bins
+
+
+class _Stream:
+    def __init__(self, rows):
+        self.rows, self.shuffled = rows, None
+
+    def shuffle(self, seed, buffer_size):
+        self.shuffled = (seed, buffer_size)
+        return iter(self.rows)
+
+
+def test_starcoderdata_python_windows_and_the_offline_fallback(monkeypatch, capsys):
+    """The hub path asks for starcoderdata's Python data and cuts 25-50 line windows; offline it
+    stops with one line, or falls back to the standard library when asked and says so."""
+    import datasets
+
+    from envs.code.snippets import SnippetSource
+
+    calls, stream = [], _Stream([{"content": "".join(f"x{i} = {i}\n" for i in range(80))}, {"content": "short\n"}])
+
+    def online(name, data_dir=None, split=None, streaming=False):
+        calls.append((name, data_dir, split, streaming))
+        return stream
+
+    monkeypatch.setattr(datasets, "load_dataset", online)
+    text, where = SnippetSource("hf:bigcode/starcoderdata", data_dir="python").snippet(0, 25, 50)
+    assert calls == [("bigcode/starcoderdata", "python", "train", True)] and stream.shuffled[0] == 0
+    assert where["corpus"] == "hf:bigcode/starcoderdata" and 25 <= len(text.splitlines()) == where["lines"] <= 50
+
+    def offline(*a, **k):
+        raise ConnectionError("no network")
+
+    monkeypatch.setattr(datasets, "load_dataset", offline)
+    with pytest.raises(ValueError, match="corpus_fallback=stdlib"):
+        SnippetSource("hf:bigcode/starcoderdata", data_dir="python").snippet(0)
+    text, where = SnippetSource("hf:bigcode/starcoderdata", data_dir="python", fallback="stdlib").snippet(0, 25, 50)
+    assert where["corpus"] == "stdlib" and 25 <= where["lines"] <= 50
+    assert "falling back to the standard library" in capsys.readouterr().err
+
+
+def test_records_in_no_bin_are_never_drawn_by_a_curriculum(tmp_path):
+    """Synthesis writes meta.bin = null for pass rates between bins: such records stay out of a
+    curriculum's draws; a record without the field at all is still a config error."""
+    from envs.sampler import PromptSampler, SamplerConfig, Source
+    from utils.records import write_jsonl
+
+    def rec(i, **meta):
+        return {"id": f"r{i}", "env": "deduction", "difficulty": 0, "prompt": "p", "answer": None, "meta": meta}
+
+    write_jsonl(tmp_path / "a" / "train-00000.jsonl", [rec(0, bin="easy"), rec(1, bin=None), rec(2, bin="hard")])
+    cfg = SamplerConfig(sources=[Source(data=str(tmp_path / "a"))])
+    cfg.curriculum.path = "classic"
+    sampler = PromptSampler(cfg, seed=0, rollouts_per_problem=8, total_steps=40000)
+    assert {it.record["id"] for it in sampler.sample(0, 64)} == {"r0"}
+    assert {it.record["id"] for it in sampler.sample(35000, 64)} == {"r2"}
+    write_jsonl(tmp_path / "b" / "train-00000.jsonl", [rec(0, bin="easy"), rec(3)])
+    with pytest.raises(ValueError, match="r3 has no meta.bin"):
+        PromptSampler(SamplerConfig(sources=[Source(data=str(tmp_path / "b"))], curriculum=cfg.curriculum), seed=0,
+                      rollouts_per_problem=8, total_steps=10)

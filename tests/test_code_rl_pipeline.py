@@ -70,6 +70,15 @@ def test_synthesis_training_evaluation_end_to_end(shared):
     for bench in ("lcb", "lcbv5"):
         splits = results["benchmarks"][bench]["splits"]
         assert set(splits) == {"all", "easy", "medium"} and set(splits["all"]) >= {"problems", "pass@1", "pass@2"}
+    # the figures' form: the base model (step 0) and each checkpoint evaluated, curves over steps
+    import code_rl_curves as curves
+
+    assert curves.evaluate_run(run, ["livecodebench"], cpu.eval_overrides()) == 2
+    assert curves.evaluate_run(run, ["livecodebench"], cpu.eval_overrides()) == 0, "evaluated once"
+    rows = curves.collect([run])
+    assert {r["step"] for r in rows} == {0, 2} and {r["metric"] for r in rows} == {"pass@1", "pass@2"}
+    pngs = curves.plot(rows, shared["runs"] / "figures")
+    assert (shared["runs"] / "figures" / "lcb_all_pass1.png") in pngs and (shared["runs"] / "figures" / "curves.csv").exists()
 
 
 @pytest.mark.parametrize("config", [c for c in TRAIN_CONFIGS if c != "real25k_synth_star_induction.yaml"])
