@@ -13,6 +13,15 @@ code_paper_math500.yaml, code_paper_aime24.yaml; extra key=value overrides after
 <run>/eval/step_NNNNNNNN/<config>/; evaluate.py resumes, so an interrupted pass continues.
 plot reads those results.json files: LCB pass@1 and pass@10 (all problems and each LCBv5 split),
 MATH-500 and AIME 2024 pass@1 and pass@5, as the paper's figures show them.
+
+    # code_rl Fig. 9: cumulative solve rate per chain level during training, chains vs disjoint
+    python scripts/code_rl_curves.py solve-rates runs/code_rl/qwen3_8b/chains_hard \
+        runs/code_rl/qwen3_8b/disjoint_hard --out runs/code_rl/figures/fig9a
+
+solve-rates reads each run's samples.jsonl (the rollouts train.py logged, rl.log_samples per step)
+and its training records (the run's data source): the share of each level's problems solved at
+least once up to each step. Only logged rollouts count, so it is a lower bound when not every
+rollout is logged.
 """
 from __future__ import annotations
 
@@ -104,6 +113,56 @@ def plot(rows: list[dict], out: Path) -> list[Path]:
     return written
 
 
+def solve_rates(run: Path, key: str = "chain_level") -> list[dict]:
+    """Cumulative solve rate (%) per level of `key` at each logged step of a run."""
+    from omegaconf import OmegaConf
+
+    from utils.records import load_records, read_jsonl_tolerant
+
+    cfg = OmegaConf.to_container(OmegaConf.load(run / "config.yaml"))
+    level = {r["id"]: (r.get("meta") or {}).get(key) for s in cfg["data"]["sources"] if s.get("data")
+             for r in load_records(s["data"])}
+    totals: dict[str, int] = {}
+    for v in level.values():
+        if v is not None:
+            totals[v] = totals.get(v, 0) + 1
+    first: dict[str, int] = {}
+    steps = set()
+    for row in read_jsonl_tolerant(run / "samples.jsonl"):
+        steps.add(row["step"])
+        if row.get("correct") and level.get(row.get("id")) is not None:
+            first[row["id"]] = min(first.get(row["id"], row["step"]), row["step"])
+    return [{"run": run.name, "step": step, "level": lv,
+             "value": 100.0 * sum(1 for i, s in first.items() if s <= step and level[i] == lv) / n}
+            for step in sorted(steps) for lv, n in sorted(totals.items())]
+
+
+def plot_solve_rates(rows: list[dict], out: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from utils.records import atomic_write_text
+
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out / "solve_rates.csv", "run,step,level,value\n" + "".join(
+        f"{r['run']},{r['step']},{r['level']},{r['value']:.4f}\n" for r in rows))
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    for i, run in enumerate(sorted({r["run"] for r in rows})):
+        for level in sorted({r["level"] for r in rows}):
+            pts = [(r["step"], r["value"]) for r in rows if r["run"] == run and r["level"] == level]
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], linestyle="-" if i == 0 else "--", label=f"{run} {level}")
+    ax.set_xlabel("RL training step")
+    ax.set_ylabel("cumulative solve rate (%)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "solve_rates.png", dpi=120)
+    plt.close(fig)
+    return out / "solve_rates.png"
+
+
 def main(argv: list[str]) -> None:
     extra = argv[argv.index("--") + 1:] if "--" in argv else []
     argv = argv[:argv.index("--")] if "--" in argv else argv
@@ -117,7 +176,15 @@ def main(argv: list[str]) -> None:
     p = sub.add_parser("plot", help="curves over training steps")
     p.add_argument("runs", nargs="+", type=Path)
     p.add_argument("--out", type=Path, required=True)
+    r = sub.add_parser("solve-rates", help="cumulative solve rate per level (Fig. 9)")
+    r.add_argument("runs", nargs="+", type=Path)
+    r.add_argument("--key", default="chain_level", help="the records' level field")
+    r.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
+    if args.cmd == "solve-rates":
+        rows = [row for run in args.runs for row in solve_rates(run, args.key)]
+        print(f"wrote {plot_solve_rates(rows, args.out)} and solve_rates.csv")
+        return
     if args.cmd == "eval":
         while True:
             n = sum(evaluate_run(run, args.configs, extra, not args.no_base) for run in args.runs)

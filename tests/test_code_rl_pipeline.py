@@ -147,3 +147,22 @@ def test_every_paper_generate_config_runs_at_cpu_size(shared, config, capsys):
         assert "single-turn" in printed and "teacher answers (yield" in printed
     else:
         assert "teacher answers (yield" in printed or "wrote" in printed
+
+
+def test_solve_rates_per_chain_level(shared, tmp_path):
+    """Fig. 9's measure: the share of each level's problems solved at least once up to each step."""
+    import code_rl_curves as curves
+
+    from utils.records import load_records, write_jsonl
+
+    chains = load_records(shared["synth"] / "chains")
+    by_level = {r["meta"]["chain_level"]: r["id"] for r in chains}
+    (tmp_path / "config.yaml").write_text(f"data:\n  sources:\n    - {{data: {shared['synth'] / 'chains'}}}\n")
+    write_jsonl(tmp_path / "samples.jsonl", [
+        {"step": 1, "id": by_level["easy"], "correct": False}, {"step": 1, "id": by_level["easy"], "correct": True},
+        {"step": 2, "id": by_level["medium"], "correct": True}, {"step": 3, "id": by_level["hard"], "correct": False},
+        {"step": 3, "id": "not-in-the-data", "correct": True}])
+    rows = {(r["step"], r["level"]): r["value"] for r in curves.solve_rates(tmp_path)}
+    assert rows == {(1, "easy"): 100.0, (1, "hard"): 0.0, (1, "medium"): 0.0, (2, "easy"): 100.0, (2, "hard"): 0.0,
+                    (2, "medium"): 100.0, (3, "easy"): 100.0, (3, "hard"): 0.0, (3, "medium"): 100.0}
+    assert curves.plot_solve_rates(curves.solve_rates(tmp_path), tmp_path / "fig").exists()
