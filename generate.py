@@ -44,7 +44,11 @@ class GenerateConfig:
     shard_size: int = field(1000, help="records per JSONL shard")
     max_attempts: int = field(50, help="re-draws allowed per record when it duplicates an earlier one")
     splits: Dict[str, List[Entry]] = field({}, help="split name -> list of entries {env, count, difficulty, "
-                                                    "params}; written in order, later splits never repeat an earlier problem")
+                                                    "params}; written in order, later splits never repeat an earlier problem. "
+                                                    "Splits named test* are held out: training refuses to read them")
+    distinct: bool = field(False, help="refuse a config in which two splits share a distribution: a (puzzle, size, "
+                                       "level), or for other envs (env, params, difficulty). The puzzle-to-math "
+                                       "paper trains and tests on different grids")
     races: RacesGenConfig = field(RacesGenConfig(), help="mode=races: RACES composites (brick pool, composition "
                                                           "sizes, operator mix, count)")
     traces: TracesConfig = field(TracesConfig(), help="mode=sft_traces: rejection-sampled SFT traces (teacher, K, "
@@ -73,6 +77,7 @@ class GenerateConfig:
             yield from ((f"{self.mode}.{key}", msg) for key, msg in getattr(self, self.mode).validate())
         import envs
 
+        seen: dict[str, tuple[str, int]] = {}
         for split, entries in self.splits.items():
             for i, e in enumerate(entries):
                 key = f"splits.{split}.{i}"
@@ -89,6 +94,12 @@ class GenerateConfig:
                     yield f"{key}.env", str(err.args[0])
                 except (TypeError, ValueError, ImportError) as err:
                     yield f"{key}.params", str(err)
+                    continue
+                if self.distinct:
+                    owner = seen.setdefault(entry_key(e), (split, i))
+                    if owner[0] != split:
+                        yield key, (f"{entry_key(e)} is also in split {owner[0]} (entry {owner[1]}): distinct=true "
+                                    f"wants each (puzzle, size, level) in one split")
 
 
 # ------------------------------------------------------------------ mode: envs
@@ -182,29 +193,46 @@ def generate_envs(cfg: GenerateConfig) -> dict:
                 bar.update(len(records))
             bar.close()
             for e in entries:
-                counts[_label(e)] = counts.get(_label(e), 0) + e.count
+                counts[entry_key(e)] = counts.get(entry_key(e), 0) + e.count
     finally:
         if pool:
             pool.close()
             pool.join()
     seconds = time.time() - t0
-    return {"out": str(out), "splits": summary, "records_generated_now": made, "seconds": round(seconds, 3),
+    from utils.records import is_test_split
+
+    shared = {key: sorted(sp for sp, counts in summary.items() if key in counts)
+              for counts in summary.values() for key in counts}
+    return {"out": str(out), "splits": summary, "test_splits": [sp for sp in summary if is_test_split(sp)],
+            "shared": {k: v for k, v in shared.items() if len(v) > 1},
+            "records_generated_now": made, "seconds": round(seconds, 3),
             "records_per_s": round(made / seconds, 2) if seconds > 0 else None}
 
 
-def _label(e: Entry) -> str:
-    p = e.params
-    size = f" {p['width']}x{p['height']}" if "width" in p and "height" in p else ""
-    level = f" {p['level']}" if p.get("level") else ""
-    return f"{e.env}{size}{level}" + ("" if size else f" d={e.difficulty}")  # an explicit size fixes d
+def entry_key(e: Entry) -> str:
+    """The distribution an entry draws from: "bridges 7x7 hard" for a Tatham puzzle (its ladder rung
+    when only a difficulty is given), else the env with its params and difficulty."""
+    env = _env(e.env, e.params)
+    if hasattr(env, "params_for"):
+        w, h, level = env.params_for(e.difficulty)
+        return f"{e.env} {w}x{h}" + (f" {level}" if level else "")
+    params = f" {json.dumps(e.params, sort_keys=True)}" if e.params else ""
+    return f"{e.env}{params} d={e.difficulty}"
 
 
 def print_summary(s: dict) -> None:
+    """Per split: records per distribution, held-out splits marked, and any distribution that two
+    splits share (the puzzle-to-math setting wants none)."""
     print(f"wrote {s['out']}/")
     for split, counts in s["splits"].items():
-        print(f"  {split}: {sum(counts.values())} records")
+        held = "  (held out: training refuses it)" if split in s.get("test_splits", []) else ""
+        print(f"  {split}: {sum(counts.values())} records{held}")
         for label, n in counts.items():
-            print(f"    {n:6d}  {label}")
+            also = [sp for sp in s["shared"].get(label, []) if sp != split]
+            print(f"    {n:6d}  {label}" + (f"   <- also in {', '.join(also)}" if also else ""))
+    if len(s["splits"]) > 1:
+        print("  splits share no distribution" if not s["shared"] else
+              f"  {len(s['shared'])} distribution(s) in more than one split (problems are still never repeated)")
     rate = f", {s['records_per_s']} records/s" if s["records_generated_now"] else " (all shards already present)"
     print(f"generated {s['records_generated_now']} records in {s['seconds']} s{rate}")
 

@@ -12,7 +12,8 @@ stage=rl: each step reads top to bottom: sample prompts -> rollouts -> rewards (
 
 Everything goes to runs/<name>/: config.yaml, run_info.json, metrics.jsonl, samples.jsonl,
 checkpoints/step_*/ (HF model dir + trainer_state.pt) and final/ (the last model).
-`resume=true` continues from the last checkpoint exactly.
+Re-running the same command continues from the newest intact checkpoint exactly; a changed
+config is refused (naming the keys) unless resume=true.
 """
 from __future__ import annotations
 
@@ -55,8 +56,11 @@ class OptimSection:
 
 @dataclass
 class SFTSection:
-    data: List[str] = field([], help="JSONL files/dirs: {prompt, response}, or records with `responses` "
-                                     "(generate.py mode=sft_traces), or records with a gold `answer` (use_answer)")
+    data: List[str] = field([], help="JSONL files, globs or shard directories (read for `split`): {prompt, "
+                                     "response}, or records with `responses` (generate.py mode=sft_traces), or "
+                                     "records with a gold `answer` (use_answer). A test split is refused")
+    split: str = field("", help="the split read from each directory in `data` (e.g. train: the "
+                                "<split>-NNNNN.jsonl shards); required for a directory")
     use_answer: bool = field(False, help="also train on records' gold `answer` (rows without response(s))")
     max_len: int = field(4096, help="prompt + response tokens; longer responses are truncated (counted and logged)")
     epochs: int = field(1, help="passes over the data")
@@ -127,7 +131,9 @@ class TrainConfig:
                                                       "difficulty")
     save_every: int = field(50, help="checkpoint every this many steps (and at the end)")
     keep_last: int = field(2, help="checkpoints kept")
-    resume: bool = field(False, help="continue from the last checkpoint in the run directory (fresh start if none)")
+    resume: bool = field(False, help="the same config always continues from the run's newest intact checkpoint; "
+                                     "true: continue even if the config differs from the one that wrote it "
+                                     "(e.g. more steps)")
     tensorboard: bool = field(False, help="also log to TensorBoard (needs `pip install tensorboard`)")
     peak_tflops: float = field(0.0, help="GPU peak bf16 TFLOPS for the MFU metric; 0: guess from the GPU name")
     cpu_threads: int = field(0, help="torch threads on CPU; 0: torch's default. On a small or shared machine 1 is "
@@ -139,12 +145,14 @@ class TrainConfig:
                 high if self.rl.eps_high is None else self.rl.eps_high)
 
     def validate(self):
+        from utils import modelpath
+
         if not self.model:
             yield "model", "missing model path (an HF directory or hub name)"
-        elif not Path(self.model).exists() and self.model.count("/") != 1:
-            yield "model", f"{self.model} is not a directory (nor a hub name org/model)"
-        if self.ref_model and not Path(self.ref_model).exists() and self.ref_model.count("/") != 1:
-            yield "ref_model", f"{self.ref_model} is not a directory (nor a hub name org/model)"
+        for key in ("model", "ref_model"):
+            bad = getattr(self, key) and modelpath.problem(getattr(self, key))
+            if bad:
+                yield key, bad
         if self.save_every < 1:
             yield "save_every", "must be >= 1"
         if self.keep_last < 1:
@@ -162,9 +170,13 @@ class TrainConfig:
             s = self.sft
             if not s.data:
                 yield "sft.data", "no SFT data files given"
+            from utils.records import DataRefError, resolve_split
+
             for i, p in enumerate(s.data):
-                if not Path(p).exists():
-                    yield f"sft.data.{i}", f"{p} does not exist"
+                try:
+                    resolve_split(p, s.split)
+                except DataRefError as e:
+                    yield f"sft.data.{i}" if e.key == "data" else "sft.split", str(e)
             for key in ("max_len", "epochs", "batch_size", "micro_batch_size"):
                 if getattr(s, key) < 1:
                     yield f"sft.{key}", "must be >= 1"
@@ -325,9 +337,12 @@ class NonFinite(RuntimeError):
     pass
 
 
-def stop(key: str, msg: str) -> None:
-    """A config problem only visible at run time (world size, data size): one line, like load()'s."""
-    sys.exit(f"train.py: config error: {key}: {msg}")
+def stop(cfg: TrainConfig, key: str, msg: str) -> None:
+    """A config problem only visible at run time (world size, data size): one line naming the key and
+    the file, like load()'s, exit code 2."""
+    from utils.config import fail
+
+    fail(cfg, key, msg, "train.py")
 
 
 class Log:
@@ -374,15 +389,34 @@ def peak_flops(cfg: TrainConfig, ctx) -> float | None:
     return next((v for k, v in table.items() if k in name), None)
 
 
+# keys that change how a run is watched or saved, not what it computes: a resume may change them
+RUN_ONLY_KEYS = ("resume", "cpu_threads", "tensorboard", "wandb", "wandb_project", "log_every", "save_every",
+                 "keep_last", "peak_tflops", "lora.save_adapter")
+
+
 def start(cfg: TrainConfig, ctx):
-    """Run directory, resume point and provenance; refuses to overwrite a run by accident."""
-    from utils import checkpoint
-    from utils.config import save_run_info
+    """Run directory, resume point and provenance. The same command resumes: rank 0 picks the
+    newest checkpoint whose checksums hold (a corrupt one is set aside with one line) and every
+    rank takes that one. A checkpoint written under another config is refused, naming the keys
+    that differ, unless resume=true; a run is never overwritten by accident."""
+    from utils import checkpoint, dist
+    from utils.config import config_changes, save_run_info
 
     run_dir = Path(cfg.out_dir) / cfg.name
-    ckpt = checkpoint.latest(run_dir)
-    if ckpt is not None and not cfg.resume:
-        stop("resume", f"{run_dir} already has checkpoints; pass resume=true to continue or choose another name=")
+
+    def warn(msg: str) -> None:
+        print(f"train.py: {msg}", file=sys.stderr, flush=True)
+
+    ckpt = dist.broadcast_object(checkpoint.latest_intact(run_dir, warn) if ctx.main else None)
+    if ckpt is not None:
+        written = ckpt / "config.yaml" if (ckpt / "config.yaml").is_file() else run_dir / "config.yaml"
+        changed = config_changes(written, cfg, ignore=RUN_ONLY_KEYS)
+        if changed and not cfg.resume:
+            stop(cfg, changed[0].split(":")[0], f"{run_dir} has checkpoints of another config ({'; '.join(changed)}): "
+                                                f"pass resume=true to continue with this one, or choose another name=")
+        if ctx.main:
+            print(f"train.py: resuming {run_dir} from {ckpt.name}" + (f" with {'; '.join(changed)}" if changed else ""),
+                  flush=True)
     if ctx.main:
         save_run_info(cfg, run_dir, seed=cfg.seed)
     return run_dir, (checkpoint.load_state(ckpt) if ckpt is not None else None), ckpt
@@ -402,11 +436,11 @@ def save_bad_batch(run_dir: Path, step: int, ctx, payload: dict, what: str) -> N
 
 def load_sft_examples(cfg: TrainConfig, tok):
     """(prompt ids, response ids + eos) pairs, and how many were truncated / dropped."""
-    from utils.records import load_records
+    from utils.records import load_split
 
     eos = tok.eos_token_id
     out, truncated, dropped = [], 0, 0
-    for row in load_records(list(cfg.sft.data)):
+    for row in (r for p in cfg.sft.data for r in load_split(p, cfg.sft.split)):
         if "response" in row:
             responses = [row["response"]]
         elif "responses" in row:
@@ -443,10 +477,13 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
     examples, n_trunc, n_drop = load_sft_examples(cfg, tok)
     s = cfg.sft
     per_epoch = len(examples) // s.batch_size
+    if not examples:  # an empty shard, or rows without response(s): not a batch-size problem
+        stop(cfg, "sft.data", f"no SFT examples in {list(s.data)}: rows need `response` or `responses` (or an "
+                              f"`answer` with sft.use_answer=true)")
     if per_epoch == 0:
-        stop("sft.batch_size", f"{len(examples)} examples make no batch of {s.batch_size}")
+        stop(cfg, "sft.batch_size", f"{len(examples)} examples make no batch of {s.batch_size}")
     if s.batch_size % ctx.world:
-        stop("sft.batch_size", f"{s.batch_size} does not split over {ctx.world} ranks")
+        stop(cfg, "sft.batch_size", f"{s.batch_size} does not split over {ctx.world} ranks")
     total = min(s.max_steps, per_epoch * s.epochs) if s.max_steps else per_epoch * s.epochs
     if ctx.main:
         print(f"sft: {len(examples)} examples ({n_trunc} truncated to sft.max_len={s.max_len}, {n_drop} dropped: "
@@ -584,10 +621,10 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
     r, G = cfg.rl, cfg.rl.group_size
     n_prompts = r.batch_size // G
     if n_prompts % ctx.world:
-        stop("rl.batch_size", f"{n_prompts} prompts per step do not split over {ctx.world} ranks")
+        stop(cfg, "rl.batch_size", f"{n_prompts} prompts per step do not split over {ctx.world} ranks")
     rows_local = r.batch_size // ctx.world
     if rows_local % r.minibatches:
-        stop("rl.minibatches", f"{rows_local} rollouts per rank do not split into {r.minibatches} minibatches")
+        stop(cfg, "rl.minibatches", f"{rows_local} rollouts per rank do not split into {r.minibatches} minibatches")
     per_rank = n_prompts // ctx.world
     eps_low, eps_high = cfg.clip_eps()
 
@@ -890,6 +927,8 @@ def main(argv: list[str]) -> None:
     if ctx.device.type == "cpu" and cfg.cpu_threads:
         torch.set_num_threads(cfg.cpu_threads)
     torch.manual_seed(cfg.seed + ctx.rank)
+    from utils.records import DataError
+
     try:
         if cfg.stage == "sft":
             train_sft(cfg, ctx)
@@ -897,6 +936,8 @@ def main(argv: list[str]) -> None:
             train_rl(cfg, ctx)
     except NonFinite as e:
         sys.exit(str(e))
+    except DataError as e:  # a corrupt or empty data file: one line naming it (and the line)
+        stop(cfg, "sft.data" if cfg.stage == "sft" else "data.sources", str(e))
     finally:
         dist.close()
 

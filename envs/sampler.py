@@ -14,6 +14,9 @@ no bin and is never drawn under a curriculum, one without the field is an error)
 with the adaptive controller (RLVE) the controller picks the env and difficulty among the live
 sources; else the difficulty is the source's `bins[<curriculum bin>]`, or its fixed `difficulty`.
 
+A static source names a split of a generate.py dataset (`{data: runs/data/puzzles, split: train_rl}`);
+a reference that resolves to a test split is refused (utils/records.py: resolve_split).
+
 Draws are with replacement from a per-step RNG (no cursor to save), so a resumed run draws the
 same prompts as an uninterrupted one.
 """
@@ -24,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, List, Protocol
 
 from utils.config import field
-from utils.records import derive_seed, load_records
+from utils.records import DataRefError, derive_seed, load_split, resolve_split
 
 
 @dataclass
@@ -36,7 +39,10 @@ class Source:
     difficulty: int = field(0, help="live env: difficulty when neither the controller nor a curriculum sets it")
     bins: dict = field({}, help="live env + curriculum: the difficulty of each curriculum bin, e.g. "
                                 "{easy: 0, medium: 4, hard: 8}")
-    data: str = field("", help="static: a JSONL file or directory of records (generate.py output)")
+    data: str = field("", help="static: records from generate.py: a directory of shards (name the split), a "
+                               "JSONL file or a glob. A test split is refused: training never reads one")
+    split: str = field("", help="static: the split to read from a directory of shards, e.g. train_rl "
+                                "(reads train_rl-*.jsonl only); required for a directory")
     weight: float = field(1.0, help="share of the prompts drawn from this source (the env mix)")
 
 
@@ -80,10 +86,10 @@ class SamplerConfig:
                 except (TypeError, ValueError) as e:
                     yield f"{key}.params", str(e)
             elif s.data:
-                from pathlib import Path
-
-                if not Path(s.data).exists():
-                    yield f"{key}.data", f"{s.data} does not exist"
+                try:
+                    resolve_split(s.data, s.split)
+                except DataRefError as e:
+                    yield f"{key}.{e.key}", str(e)
             if s.weight <= 0:
                 yield f"{key}.weight", "must be > 0"
             if s.difficulty < 0:
@@ -150,7 +156,7 @@ class PromptSampler:
                 self._by_name.setdefault(s.env, self.envs[i])
             else:
                 bins: dict[str | None, list[dict]] = {}
-                for rec in load_records(s.data):
+                for rec in load_split(s.data, s.split):
                     label = None
                     if self.schedule is not None:
                         meta = rec.get("meta") or {}

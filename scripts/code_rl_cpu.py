@@ -56,6 +56,7 @@ def cpu_source(src: dict, synth: Path) -> dict:
     elif src.get("data"):
         folder = Path(src["data"]).name
         src["data"] = str(synth / (folder if folder in ("problems", "chains", "disjoint") else "problems"))
+        src["split"] = "train"
     return src
 
 

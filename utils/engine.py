@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field as dc_field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, List, Sequence
 
 from utils.config import field
 from utils.records import derive_seed
@@ -64,6 +65,14 @@ class EngineConfig:
                                            "high, student low). openai: the request's reasoning_effort; hf/vllm: a "
                                            "chat-template variable (GPT-OSS's template reads it); '': not sent",
                                   choices=("", "low", "medium", "high"))
+    reasoning_content: str = field("tag", help="openai: a reply's separate chain of thought (`reasoning_content`, "
+                                               "DeepSeek's and vLLM's reasoning parsers): tag keeps it as the one "
+                                               "<reasoning> block before the answer (SFT traces distilled from a "
+                                               "reasoner, puzzle_to_math line 39); drop keeps the content only "
+                                               "(judges)", choices=("tag", "drop"))
+    omit_params: List[str] = field([], help="openai: request fields not sent (temperature, top_p, seed), for "
+                                            "endpoints that ignore them: deepseek-reasoner ignores temperature and "
+                                            "top_p, so sending them would record a setting that never applied")
 
 
 @dataclass
@@ -318,8 +327,27 @@ class VLLMEngine:
 # --------------------------------------------------------------------------- openai
 
 
+OMITTABLE = ("temperature", "top_p", "seed")
+_REASONING_BLOCK = re.compile(r"<reasoning>(.*?)</reasoning>", re.S)
+
+
+def with_reasoning(reasoning: str, content: str) -> str:
+    """A reasoner's reply as one response holding exactly one <reasoning> block: its chain of thought,
+    then any <reasoning> block the final answer wrote itself (usually a summary), then the rest of
+    the answer (the puzzle reward's format term wants one reasoning block before one answer block)."""
+    if not reasoning.strip():
+        return content
+    m = _REASONING_BLOCK.search(content)
+    summary, rest = (m.group(1).strip(), content[:m.start()] + content[m.end():]) if m else ("", content)
+    body = reasoning.strip() + (f"\n\n{summary}" if summary else "")
+    return f"<reasoning>\n{body}\n</reasoning>\n{rest.strip()}"
+
+
 class OpenAIEngine:
     def __init__(self, cfg: EngineConfig):
+        bad = sorted(set(cfg.omit_params) - set(OMITTABLE))
+        if bad:
+            raise ValueError(f"omit_params: {bad} cannot be omitted (choose from {list(OMITTABLE)})")
         self.cfg = cfg
         self.url = cfg.base_url.rstrip("/") + "/chat/completions"
         self.key = os.environ.get(cfg.api_key_env, "")
@@ -350,10 +378,13 @@ class OpenAIEngine:
         messages = prompt if not isinstance(prompt, str) else [{"role": "user", "content": prompt}]
         comps: list[Completion] = []
         while len(comps) < params.n:  # some servers return fewer choices than asked
+            # max_tokens bounds reasoning + answer together on reasoners (deepseek-reasoner: up to 64K)
             body = {"model": self.cfg.model, "messages": messages, "n": params.n - len(comps),
                     "temperature": params.temperature, "top_p": params.top_p, "max_tokens": params.max_tokens}
             if seed is not None:
                 body["seed"] = derive_seed(seed, len(comps))
+            for key in self.cfg.omit_params:
+                body.pop(key, None)
             if params.stop:
                 body["stop"] = list(params.stop)
             body.update(_template_vars(self.cfg))  # reasoning_effort: a top-level field of the chat API
@@ -361,7 +392,11 @@ class OpenAIEngine:
             if not choices:
                 raise EngineError(f"{self.url}: response without choices")
             for c in choices:
-                text = (c.get("message") or {}).get("content") or ""
+                msg = c.get("message") or {}
+                text = msg.get("content") or ""
+                reasoning = msg.get("reasoning_content") or msg.get("reasoning") or ""
+                if reasoning and self.cfg.reasoning_content == "tag":
+                    text = with_reasoning(reasoning, text)
                 comps.append(Completion(text=text, finish_reason="length" if c.get("finish_reason") == "length"
                                         else "stop", seed=seed))
         return comps[:params.n]

@@ -4,6 +4,9 @@ factorisation into linear factors, determinants. All arithmetic is exact (int / 
 from __future__ import annotations
 
 from collections import Counter
+from fractions import Fraction
+
+from envs.compose.samplers import ints_of, matrix_of
 
 from envs.gym.base import GymEnv, Retry, ask, int_list, one_int
 
@@ -99,6 +102,27 @@ class PolynomialInterpolation(GymEnv):
     name = "polynomial_interpolation"
     category = "math"
 
+    brick_io = ("list[int]", "list[int]")
+    brick_text = ("Read the list as the values P(0), P(1), ..., P(k) of a polynomial of degree at most k; give its "
+                  "coefficients from the highest power down, leading zeros dropped (no output unless all are integers).")
+
+    def brick_input(self, rng, difficulty):
+        coeffs = ints_of(rng, self.size(difficulty) + 1, -3, 3)
+        return [_eval(coeffs, x) for x in range(len(coeffs))]
+
+    def brick_apply(self, ys, counter):
+        k = len(ys) - 1
+        counter.tick((k + 1) ** 2)
+        coeffs = [Fraction(0)] * (k + 1)  # lowest power first; Newton's forward differences
+        basis, diffs = [Fraction(1)], list(ys)
+        for j in range(k + 1):
+            coeffs[:len(basis)] = [c + diffs[0] * b for c, b in zip(coeffs, basis)] + coeffs[len(basis):]
+            diffs = [b - a for a, b in zip(diffs, diffs[1:])]
+            basis = [(x - j * y) / (j + 1) for x, y in zip([Fraction(0)] + basis, basis + [Fraction(0)])]
+        while len(coeffs) > 1 and coeffs[-1] == 0:
+            coeffs.pop()
+        return [int(c) for c in reversed(coeffs)] if all(c.denominator == 1 for c in coeffs) else None
+
     def size(self, difficulty):
         return difficulty + 1
 
@@ -166,6 +190,16 @@ class MatrixDeterminant(GymEnv):
 
     name = "matrix_determinant"
     category = "math"
+
+    brick_io = ("matrix", "int")
+    brick_text = "The determinant of the matrix."
+
+    def brick_input(self, rng, difficulty):
+        return matrix_of(rng, self.size(difficulty), 5)
+
+    def brick_apply(self, m, counter):
+        counter.tick(len(m) ** 3)
+        return determinant(m)
 
     def size(self, difficulty):
         return difficulty // 2 + 2

@@ -205,13 +205,19 @@ def index_set(answer: str, n: int, base: int = 0) -> list[int] | None:
 
 # ------------------------------------------------------------------ rewards
 
-def ratio(x: float, y: float, power: float) -> float:
-    """(min(x, y) / max(x, y)) ** power for non-negative x, y; 1 when both are 0."""
+BELOW_ONE = math.nextafter(1.0, 0.0)  # the largest reward short of full marks
+
+
+def ratio(x: int, y: int, power: float) -> float:
+    """(min(x, y) / max(x, y)) ** power for non-negative integers x, y; 1 when x == y (both 0
+    included), and below 1 whenever x != y. Equality is tested on the integers themselves: above
+    2**53 the float quotient of y and y + 1 rounds to 1.0, so without the cap an off-by-one count
+    scored full marks and counted as correct."""
     if x < 0 or y < 0:
         return 0.0
     if x == y:
         return 1.0
-    return (min(x, y) / max(x, y)) ** power
+    return min(BELOW_ONE, (min(x, y) / max(x, y)) ** power)  # int / int is correctly rounded
 
 
 def exact(value: Any, gold: Any) -> float:

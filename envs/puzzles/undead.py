@@ -49,6 +49,7 @@ NAMES = {"G": "ghost", "V": "vampire", "Z": "zombie"}
 LEVELS = ("easy", "normal", "tricky")
 SWEEPS_EASY = 3  # Tatham: easy = solved by the line-of-sight sweeps within 3 rounds
 OPEN_NORMAL = 3  # Tatham: normal may leave at most 3 cells open after the sweeps
+TATHAM_MIN_SIDE, TATHAM_MAX_AREA = 3, 54  # undead.c validate_params: w, h >= 3 and w <= 54 / h
 
 
 @dataclass(frozen=True)
@@ -522,8 +523,10 @@ class Undead(PuzzleEnv):
     name = "undead"
     title = "Undead"
     levels = LEVELS
+    # Within Tatham's limits (TATHAM_MAX_AREA), so every rung's game IDs open in his apps: the top
+    # rung is 9x6 (54 cells; 8x8 is "Grid is too big" there).
     ladder = ((4, 4, "easy"), (5, 5, "easy"), (5, 5, "normal"), (5, 5, "tricky"), (6, 6, "normal"),
-              (7, 7, "normal"), (7, 7, "tricky"), (8, 8, "tricky"))
+              (7, 7, "normal"), (7, 7, "tricky"), (9, 6, "tricky"))
     alphabet = "GVZ\\/"
     rules = """\
 Every cell of the grid is either a mirror, '\\' or '/', which is given, or holds exactly one
@@ -561,6 +564,14 @@ other cell. No spaces, dots or other characters."""
         if not (3 <= width <= 10 and 3 <= height <= 10):
             raise ValueError(f"undead generates 3x3 to 10x10 grids, not {width}x{height}")
         return _generate(rng, width, height, level)
+
+    def tatham_refusal(self, puzzle: UndeadPuzzle) -> str | None:
+        w, h = puzzle.width, puzzle.height
+        if w < TATHAM_MIN_SIDE or h < TATHAM_MIN_SIDE:
+            return f"Tatham's Undead refuses {w}x{h}: width and height must be at least {TATHAM_MIN_SIDE}"
+        if w > TATHAM_MAX_AREA // h:
+            return f"Tatham's Undead refuses {w}x{h}: \"Grid is too big\" (at most {TATHAM_MAX_AREA} cells)"
+        return None
 
     def grade(self, puzzle: UndeadPuzzle) -> str | None:
         maze = _maze(puzzle)

@@ -6,12 +6,20 @@ A pool is an ordered list of brick names; "first N bricks of a pool" is its pref
 from __future__ import annotations
 
 from envs.compose.brick import Brick
-from envs.compose.bricks import encodings, grids, lists, numbers, predicates, strings, words
+from envs.compose.bricks import (bitgrids, encodings, exprs, graphs, grids, intervals, lists, matrices, numbers,
+                                  numtheory, perms, predicates, sequences, strings, texts, trees, words)
+from envs.compose.bricks.gym import gym_bricks
 
-BRICKS: dict[str, Brick] = {**strings.BRICKS, **encodings.BRICKS, **numbers.BRICKS, **lists.BRICKS,
-                            **words.BRICKS, **grids.BRICKS, **predicates.BRICKS}
-assert len(BRICKS) == sum(len(m.BRICKS) for m in (strings, encodings, numbers, lists, words, grids, predicates)), \
-    "a brick name is defined twice"
+# one-line transforms (the first pool) and algorithms over structured values (issue 14)
+TRANSFORMS = (strings, encodings, numbers, lists, words, grids, predicates)
+ALGORITHMS = (graphs, trees, bitgrids, matrices, intervals, perms, exprs, sequences, texts, numtheory)
+MODULES = TRANSFORMS + ALGORITHMS
+GYM_BRICKS: dict[str, Brick] = {b.name: b for b in gym_bricks()}
+BRICKS: dict[str, Brick] = {name: b for m in MODULES for name, b in m.BRICKS.items()}
+assert len(BRICKS) == sum(len(m.BRICKS) for m in MODULES), "a brick name is defined twice"
+assert not BRICKS.keys() & GYM_BRICKS.keys(), f"gym env and brick of one name: {BRICKS.keys() & GYM_BRICKS.keys()}"
+BRICKS.update(GYM_BRICKS)
+ALGORITHMIC = frozenset(name for m in ALGORITHMS for name in m.BRICKS) | GYM_BRICKS.keys()
 
 # 45 chain bricks covering every type in and out, plus 5 predicates for `branch`.
 CORE50 = [
