@@ -148,8 +148,11 @@ def test_code_contest_reads_local_files_with_a_field_mapping(tmp_path):
     assert a == b
 
 
-def test_code_contest_bad_inputs_fail_at_config_load():
+def test_code_contest_bad_inputs_fail_at_config_load(monkeypatch):
     import train
+    from utils import modelpath
+
+    monkeypatch.setattr(modelpath, "_hub_problem", lambda repo_id: None)  # offline here: hub ids taken as given
 
     with pytest.raises(ConfigError, match=r"data\.sources\.0\.params.*no/such\.jsonl does not exist"):
         load_or_raise(train.TrainConfig, ["stage=rl", "model=Qwen/any", "rl.engine.backend=hf",
@@ -207,12 +210,13 @@ def test_records_in_no_bin_are_never_drawn_by_a_curriculum(tmp_path):
         return {"id": f"r{i}", "env": "deduction", "difficulty": 0, "prompt": "p", "answer": None, "meta": meta}
 
     write_jsonl(tmp_path / "a" / "train-00000.jsonl", [rec(0, bin="easy"), rec(1, bin=None), rec(2, bin="hard")])
-    cfg = SamplerConfig(sources=[Source(data=str(tmp_path / "a"))])
+    cfg = SamplerConfig(sources=[Source(data=str(tmp_path / "a"), split="train")])
     cfg.curriculum.path = "classic"
     sampler = PromptSampler(cfg, seed=0, rollouts_per_problem=8, total_steps=40000)
     assert {it.record["id"] for it in sampler.sample(0, 64)} == {"r0"}
     assert {it.record["id"] for it in sampler.sample(35000, 64)} == {"r2"}
     write_jsonl(tmp_path / "b" / "train-00000.jsonl", [rec(0, bin="easy"), rec(3)])
     with pytest.raises(ValueError, match="r3 has no meta.bin"):
-        PromptSampler(SamplerConfig(sources=[Source(data=str(tmp_path / "b"))], curriculum=cfg.curriculum), seed=0,
+        PromptSampler(SamplerConfig(sources=[Source(data=str(tmp_path / "b"), split="train")], curriculum=cfg.curriculum),
+                      seed=0,
                       rollouts_per_problem=8, total_steps=10)
