@@ -18,12 +18,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Dict, List
 
+from envs.code.data import SeedsConfig, SelectConfig
 from envs.code.synth import SynthConfig
 from envs.compose.dataset import RacesGenConfig
 from envs.traces import TracesConfig
 from utils.config import field, load
 
-MODES = ("envs", "races", "sft_traces", "synth")
+MODES = ("envs", "races", "sft_traces", "synth", "seeds", "select")
 
 
 @dataclass
@@ -54,6 +55,10 @@ class GenerateConfig:
                                                        "input records)")
     synth: SynthConfig = field(SynthConfig(), help="mode=synth: multi-turn teacher-student synthesis of code "
                                                    "problems (envs/code/synth.py)")
+    seeds: SeedsConfig = field(SeedsConfig(), help="mode=seeds: a training run's solved problems as synthesis "
+                                                   "seeds (envs/code/data.py)")
+    select: SelectConfig = field(SelectConfig(), help="mode=select: a subset of records, per env or level, or "
+                                                      "matched to a pass-rate histogram (envs/code/data.py)")
 
     def validate(self):
         if self.workers < 1:
@@ -68,6 +73,8 @@ class GenerateConfig:
             yield from ((f"traces.{key}", msg) for key, msg in self.traces.validate())
         if self.mode == "synth":
             yield from ((f"synth.{key}", msg) for key, msg in self.synth.validate())
+        if self.mode in ("seeds", "select"):
+            yield from ((f"{self.mode}.{key}", msg) for key, msg in getattr(self, self.mode).validate())
         import envs
 
         seen: dict[str, tuple[str, int]] = {}
@@ -258,6 +265,22 @@ def main(argv: list[str]) -> None:
         summary = synthesize(cfg.synth, cfg.out, cfg.seed)
         atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps(summary, indent=2) + "\n")
         print(format_summary(summary))
+    elif cfg.mode in ("seeds", "select"):
+        from envs.code import data
+
+        if cfg.mode == "seeds":
+            rows, report = data.solved_seeds(cfg.seeds)
+            from utils.records import write_jsonl
+
+            write_jsonl(Path(cfg.out) / "seeds.jsonl", rows)
+        else:
+            try:
+                rows, report = data.select(cfg.select, cfg.seed)
+            except ValueError as e:
+                sys.exit(f"generate.py: {e}")
+            data.write_shards(Path(cfg.out), rows, cfg.shard_size)
+        atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps({"out": cfg.out, "counts": report}, indent=2) + "\n")
+        print(data.format_report(cfg.mode, cfg.out, report, len(rows)))
 
 
 if __name__ == "__main__":

@@ -150,6 +150,11 @@ class SamplerConfig:
                 yield key, "give exactly one of env (live) or data (static records)"
             elif s.env and s.env not in envs.REGISTRY and not s.env.startswith(envs.RG_PREFIX):
                 yield f"{key}.env", f"unknown env {s.env!r}"
+            elif s.env in envs.REGISTRY:
+                try:  # constructors are cheap and check their params (a bad width, a missing data file)
+                    envs.make(s.env, **s.params)
+                except (TypeError, ValueError) as e:
+                    yield f"{key}.params", str(e)
             elif s.data:
                 try:
                     resolve_split(s.data, s.split)

@@ -10,7 +10,7 @@ from utils.config import ConfigError, load_or_raise
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted(p for d in ("paper", "smoke", "train") for p in (ROOT / "configs" / d).glob("*.yaml"))
-MISSING_INPUT = ("does not exist", "is not a directory", "is not a file")
+MISSING_INPUT = ("does not exist", "is not a directory", "is not a file", "not in the HF cache")  # last: a hub model, offline
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -28,8 +28,11 @@ def test_config_is_valid_up_to_missing_inputs(path):
         assert cfg.ref_model
 
 
-def test_paper_configs_are_the_papers_settings():
+def test_paper_configs_are_the_papers_settings(monkeypatch):
     import train
+    from utils import modelpath
+
+    monkeypatch.setattr(modelpath, "_hub_problem", lambda repo_id: None)  # no hub here: Qwen/any taken as given
 
     def cfg(name, *extra):
         return load_or_raise(train.TrainConfig, ["--config", str(ROOT / "configs" / "paper" / name),
@@ -45,12 +48,15 @@ def test_paper_configs_are_the_papers_settings():
     assert cfg("rlve_adaptive.yaml").data.adaptive.enabled
 
 
-def test_sweep_sbatch_runs_one_override_set_per_array_task():
+def test_sweep_sbatch_runs_one_override_set_per_array_task(monkeypatch):
     import os
     import shlex
     import subprocess
 
     import train
+    from utils import modelpath
+
+    monkeypatch.setattr(modelpath, "_hub_problem", lambda repo_id: None)  # no hub here: Qwen/any taken as given
 
     env = {**os.environ, "CONFIG": "configs/paper/grpo_code.yaml", "DRY_RUN": "1", "SLURM_ARRAY_TASK_ID": "1",
            "SLURM_GPUS_ON_NODE": "4"}

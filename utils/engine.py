@@ -61,6 +61,10 @@ class EngineConfig:
     request_timeout_s: float = field(600.0, help="openai: seconds per HTTP request")
     max_retries: int = field(4, help="openai: retries with exponential backoff before giving up")
     concurrency: int = field(16, help="openai: requests in flight")
+    reasoning_effort: str = field("", help="reasoning models such as GPT-OSS: low, medium or high (code_rl: teacher "
+                                           "high, student low). openai: the request's reasoning_effort; hf/vllm: a "
+                                           "chat-template variable (GPT-OSS's template reads it); '': not sent",
+                                  choices=("", "low", "medium", "high"))
     reasoning_content: str = field("tag", help="openai: a reply's separate chain of thought (`reasoning_content`, "
                                                "DeepSeek's and vLLM's reasoning parsers): tag keeps it as the one "
                                                "<reasoning> block before the answer (SFT traces distilled from a "
@@ -104,6 +108,10 @@ def _prompt_seeds(n_prompts: int, params: SamplingParams, seeds: Sequence[int] |
     return [None if params.seed is None else derive_seed(params.seed, i) for i in range(n_prompts)]
 
 
+def _template_vars(cfg: EngineConfig) -> dict:
+    return {"reasoning_effort": cfg.reasoning_effort} if cfg.reasoning_effort else {}
+
+
 def last_user_text(prompt) -> str:
     if isinstance(prompt, str):
         return prompt
@@ -115,12 +123,13 @@ def chat(prompt_text: str, system: str | None = None) -> list[dict]:
     return ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt_text}]
 
 
-def encode(tokenizer, prompt) -> list[int]:
-    """Token ids of a plain string (as-is) or a chat (template applied, generation prompt added).
-    transformers 5 returns a BatchEncoding from apply_chat_template: list() of it gives its keys."""
+def encode(tokenizer, prompt, **template_vars) -> list[int]:
+    """Token ids of a plain string (as-is) or a chat (template applied, generation prompt added,
+    template_vars such as reasoning_effort passed to the template). transformers 5 returns a
+    BatchEncoding from apply_chat_template: list() of it gives its keys."""
     if isinstance(prompt, str):
         return tokenizer(prompt, add_special_tokens=False)["input_ids"]
-    ids = tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=True)
+    ids = tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=True, **template_vars)
     return list(ids["input_ids"] if hasattr(ids, "keys") else ids)
 
 
@@ -149,7 +158,7 @@ class HFEngine:
 
     def generate(self, prompts: list, params: SamplingParams, seeds: Sequence[int] | None = None) -> list[list[Completion]]:
         pseeds = _prompt_seeds(len(prompts), params, seeds)
-        encoded = [encode(self.tokenizer, p) for p in prompts]
+        encoded = [encode(self.tokenizer, p, **_template_vars(self.cfg)) for p in prompts]
         rows = [(i, j) for i in range(len(prompts)) for j in range(params.n)]
         out: list[list[Completion | None]] = [[None] * params.n for _ in prompts]
         # longest prompts first so a batch wastes little padding
@@ -283,7 +292,7 @@ class VLLMEngine:
         from vllm.inputs import TokensPrompt
 
         pseeds = _prompt_seeds(len(prompts), params, seeds)
-        encoded = [encode(self.tokenizer, p) for p in prompts]
+        encoded = [encode(self.tokenizer, p, **_template_vars(self.cfg)) for p in prompts]
         sps = [VSP(n=params.n, temperature=params.temperature, top_p=params.top_p, max_tokens=params.max_tokens,
                    seed=s, stop=list(params.stop) or None, logprobs=0 if params.logprobs else None)
                for s in pseeds]
@@ -378,6 +387,7 @@ class OpenAIEngine:
                 body.pop(key, None)
             if params.stop:
                 body["stop"] = list(params.stop)
+            body.update(_template_vars(self.cfg))  # reasoning_effort: a top-level field of the chat API
             choices = self._post(body).get("choices") or []
             if not choices:
                 raise EngineError(f"{self.url}: response without choices")
