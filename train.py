@@ -113,6 +113,11 @@ class TrainConfig:
     ref_model: str = field("", help="frozen reference for the novelty bonus and KL (the SFT checkpoint); "
                                     "loaded only when one of them needs it")
     system_prompt: str = field("", help="system message added to every prompt (SFT and RL)")
+    chat_template: str = field("", help="replace the tokenizer's chat template (a Jinja string or a .jinja file) "
+                                        "for SFT, rollouts and the saved checkpoints; empty: the model's own")
+    enable_thinking: Optional[bool] = field(None, help="the chat template's enable_thinking switch (Qwen3: false "
+                                                       "skips the <think> block), fixed in the saved tokenizer too; "
+                                                       "null: the template's default")
     seed: int = field(0, help="seeds prompts, rollouts and data order")
     dtype: str = field("auto", help="auto: fp32 weights with bf16 autocast on GPU, fp32 on CPU",
                        choices=("auto", "float32", "bfloat16"))
@@ -150,6 +155,10 @@ class TrainConfig:
             bad = getattr(self, key) and modelpath.problem(getattr(self, key))
             if bad:
                 yield key, bad
+        from utils.engine import template_problem
+
+        if template_problem(self.chat_template):
+            yield "chat_template", template_problem(self.chat_template)
         if self.save_every < 1:
             yield "save_every", "must be >= 1"
         if self.keep_last < 1:
@@ -206,6 +215,9 @@ class TrainConfig:
             yield "rl.async_rollouts", "uses the engine's log-probs, which are of the raw (temperature 1) distribution"
         if r.engine.backend not in ("hf", "vllm"):
             yield "rl.engine.backend", "rollouts need hf or vllm (log-probs and token ids)"
+        for key in ("chat_template", "enable_thinking"):
+            if getattr(r.engine, key) not in ("", None):
+                yield f"rl.engine.{key}", f"set the top-level {key}: it applies to SFT, rollouts and checkpoints alike"
         if r.engine.backend == "hf" and self.strategy == "fsdp":
             yield "strategy", ("the hf backend cannot roll out from an FSDP-sharded model; use ddp or "
                                "rl.engine.backend=vllm")
@@ -228,7 +240,10 @@ def build_model(cfg: TrainConfig, ctx, path: str, lora_state: dict | None = None
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from utils.engine import template_overrides
+
     tok = AutoTokenizer.from_pretrained(path)
+    template_overrides(tok, cfg.chat_template, cfg.enable_thinking)  # saved with every checkpoint
     dtype = torch.bfloat16 if cfg.dtype == "bfloat16" else torch.float32
     model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
     if cfg.gradient_checkpointing:
@@ -645,6 +660,8 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
     # in a thread while the policy trains. vllm: its own weights, synced after each step.
     ecfg = copy.deepcopy(r.engine)
     ecfg.model = str(ckpt / "model") if ckpt else cfg.model
+    if cfg.chat_template or cfg.enable_thinking is not None:  # vLLM's own tokenizer renders what SFT saw
+        ecfg.chat_template = tok.chat_template
     if ecfg.backend == "hf":
         engine = make_engine(ecfg, model=copy.deepcopy(policy) if r.async_rollouts else policy, tokenizer=tok)
     else:

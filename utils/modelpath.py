@@ -56,6 +56,9 @@ def _dir_problem(path: Path) -> str | None:
             if (path / sub / "config.json").is_file():
                 what = "a checkpoint folder" if sub == "model" else "a run directory"
                 return f"{path} is {what}: use {path / sub}"
+        steps = sorted((path / "checkpoints").glob("step_*/model/config.json"))
+        if steps:
+            return f"{path} is a run directory: use {steps[-1].parent} (or its final/ once the run ends)"
         if (path / "adapter_config.json").is_file():
             return f"{path} holds a LoRA adapter only: use the merged model directory beside it"
         return f"{path} has no config.json (not an HF model directory)"
