@@ -282,8 +282,10 @@ def _write_outputs(out: Path, results: dict, per_problem: dict, curves: dict, pl
     for (bench, pid), e in sorted(per_problem.items()):
         w.writerow([bench, pid, e["split"], e["n"], e["c"]])
     atomic_write_text(out / "per_problem.csv", buf.getvalue())
-    if curves:
-        plot(curves, out / "passk.png", title=f"pass@k: {results['model'] or 'model'}")
+    if curves:  # with the bootstrap intervals results.json holds, as bands
+        bands = {bench: {int(k.split("@")[1]): tuple(v["ci95"]) for k, v in entry["splits"]["all"].items()
+                         if k.startswith("pass@")} for bench, entry in results["benchmarks"].items()}
+        plot(curves, out / "passk.png", title=f"pass@k: {results['model'] or 'model'}", bands=bands)
 
 
 def print_results(results: dict) -> None:

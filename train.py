@@ -35,7 +35,7 @@ STAGES = ("sft", "rl")
 @dataclass
 class LoraSection:
     enabled: bool = field(False, help="train LoRA adapters (peft) instead of all weights; checkpoints hold "
-                                      "merged weights")
+                                      "merged weights in model/ and the adapter alone (peft format) in adapter/")
     r: int = field(16, help="LoRA rank")
     alpha: int = field(32, help="LoRA alpha (scaling alpha / r)")
     dropout: float = field(0.0, help="LoRA dropout")
@@ -136,7 +136,12 @@ class TrainConfig:
     resume: bool = field(False, help="the same config always continues from the run's newest intact checkpoint; "
                                      "true: continue even if the config differs from the one that wrote it "
                                      "(e.g. more steps)")
-    tensorboard: bool = field(False, help="also log to TensorBoard (needs `pip install tensorboard`)")
+    tensorboard: bool = field(False, help="also log to TensorBoard in <run>/tb (needs `pip install tensorboard`)")
+    wandb: bool = field(False, help="also log to Weights & Biases (needs `pip install wandb` and `wandb login`, or "
+                                    "WANDB_MODE=offline); a resumed run continues the same W&B run")
+    wandb_project: str = field("rlvr-lab", help="W&B project")
+    log_every: int = field(0, help="print a step line every this many steps (the first and last always); 0: at most "
+                                   "one line per 30 s. metrics.jsonl and curves.png get every step")
     peak_tflops: float = field(0.0, help="GPU peak bf16 TFLOPS for the MFU metric; 0: guess from the GPU name")
     cpu_threads: int = field(0, help="torch threads on CPU; 0: torch's default. On a small or shared machine 1 is "
                                      "often several times faster (idle OpenMP threads spin)")
@@ -172,6 +177,13 @@ class TrainConfig:
 
             if importlib.util.find_spec("tensorboard") is None:
                 yield "tensorboard", "needs the tensorboard package (pip install tensorboard)"
+        if self.wandb:
+            import importlib.util
+
+            if importlib.util.find_spec("wandb") is None:
+                yield "wandb", "needs the wandb package (pip install wandb)"
+        if self.log_every < 0:
+            yield "log_every", "must be >= 0"
         if self.stage == "sft":
             s = self.sft
             if not s.data:
@@ -354,34 +366,88 @@ def stop(cfg: TrainConfig, key: str, msg: str) -> None:
 
 
 class Log:
-    """metrics.jsonl (+ TensorBoard) on rank 0; a short line per step on stdout."""
+    """Rank 0: metrics.jsonl (every step), runs/<name>/curves.png (redrawn at most once a minute and
+    at the end), TensorBoard and Weights & Biases when enabled; a step line on stdout every
+    `log_every` steps (0: at most one per 30 s), always the first and the last, with the adaptive
+    controller's difficulty per env when there is one."""
 
     def __init__(self, run_dir: Path, cfg: TrainConfig, ctx, resume_step: int):
         from utils.records import read_jsonl_tolerant, write_jsonl
 
-        self.path, self.main = run_dir / "metrics.jsonl", ctx.main
-        self.tb = None
+        self.path, self.main, self.run_dir, self.cfg = run_dir / "metrics.jsonl", ctx.main, run_dir, cfg
+        self.tb = self.wandb = None
+        self.pending, self.printed_at, self.plotted_at = None, 0.0, 0.0
         if not self.main:
             return
         # a resumed run rewrites the steps after its checkpoint, so each step is logged once
-        kept = [m for m in read_jsonl_tolerant(self.path) if m.get("step", 0) <= resume_step]
-        write_jsonl(self.path, kept)
+        self.rows = [m for m in read_jsonl_tolerant(self.path) if m.get("step", 0) <= resume_step]
+        write_jsonl(self.path, self.rows)
         if cfg.tensorboard:
             from torch.utils.tensorboard import SummaryWriter
 
             self.tb = SummaryWriter(str(run_dir / "tb"))
+        if cfg.wandb:
+            self.wandb = _wandb_run(run_dir, cfg)
 
     def __call__(self, step: int, metrics: dict, line: str) -> None:
         if not self.main:
             return
         from utils.records import append_jsonl
 
-        append_jsonl(self.path, [{"step": step, **metrics}])
+        row = {"step": step, **metrics}
+        append_jsonl(self.path, [row])
+        self.rows.append(row)
+        scalars = {k: v for k, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
         if self.tb is not None:
-            for k, v in metrics.items():
-                if isinstance(v, (int, float)):
-                    self.tb.add_scalar(k, v, step)
-        print(line, flush=True)
+            for k, v in scalars.items():
+                self.tb.add_scalar(k, v, step)
+        if self.wandb is not None:
+            self.wandb.log(scalars, step=step)
+        difficulty = {k.split("/", 1)[1]: v for k, v in metrics.items() if k.startswith("difficulty/")}
+        if difficulty:
+            line += " | difficulty " + " ".join(f"{env} {d}" for env, d in difficulty.items())
+        now = time.time()
+        every = self.cfg.log_every
+        if len(self.rows) == 1 or (step % every == 0 if every else now - self.printed_at >= 30):
+            print(line, flush=True)
+            self.printed_at, self.pending = now, None
+        else:
+            self.pending = line
+        if now - self.plotted_at >= 60:
+            self.plot()
+
+    def plot(self) -> None:
+        from utils.plots import training_curves
+
+        self.plotted_at = time.time()
+        if self.rows:
+            training_curves(self.rows, self.run_dir / "curves.png", title=f"{self.cfg.name} ({self.cfg.stage})")
+
+    def close(self) -> None:
+        """At the end of training: the last step's line, the final curves, flushed loggers."""
+        if not self.main:
+            return
+        if self.pending:
+            print(self.pending, flush=True)
+        self.plot()
+        if self.tb is not None:
+            self.tb.close()
+        if self.wandb is not None:
+            self.wandb.finish()
+
+
+def _wandb_run(run_dir: Path, cfg: TrainConfig):
+    """A W&B run whose id is kept in the run directory, so a resumed run continues the same curves."""
+    import dataclasses
+    import uuid
+
+    import wandb
+
+    id_file = run_dir / "wandb_id"
+    run_id = id_file.read_text().strip() if id_file.is_file() else uuid.uuid4().hex[:12]
+    id_file.write_text(run_id + "\n")
+    return wandb.init(project=cfg.wandb_project, name=cfg.name, id=run_id, resume="allow", dir=str(run_dir),
+                      config=dataclasses.asdict(cfg))
 
 
 def peak_flops(cfg: TrainConfig, ctx) -> float | None:
@@ -538,6 +604,7 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
         if step % cfg.save_every == 0 or step == total:
             ckpt = checkpoint.save(run_dir, step, model, opt, sched, tok, state={}, rank_state={},
                                    keep_last=cfg.keep_last, ctx=ctx)
+    log.close()
     if ctx.main and ckpt is not None:
         checkpoint.link_final(ckpt, run_dir / "final")
     dist.barrier()
@@ -880,6 +947,7 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                                    rank_state=rank_state, keep_last=cfg.keep_last, ctx=ctx)
     if pool is not None:
         pool.shutdown()
+    log.close()
     if ctx.main and ckpt is not None:
         checkpoint.link_final(ckpt, run_dir / "final")
     dist.barrier()
