@@ -27,6 +27,8 @@ def files(tmp_path_factory):
     shutil.copytree(tiny, t / "run" / "checkpoints" / "step_00000001" / "model")
     shutil.copytree(tiny, t / "badcfg")
     (t / "badcfg" / "config.json").write_text("{not json")
+    shutil.copytree(tiny, t / "badtok")
+    (t / "badtok" / "tokenizer.json").write_bytes((t / "badtok" / "tokenizer.json").read_bytes()[:100])
     shutil.copytree(tiny, t / "trunc")
     with open(t / "trunc" / "model.safetensors", "r+b") as f:
         f.truncate(5000)
@@ -55,6 +57,7 @@ CASES = [
     ("train", ["model=someorg/not-cached-model"], "model", "HF_HUB_OFFLINE is set"),
     ("train", ["model={t}/badcfg"], "model", "config.json is corrupt"),
     ("train", ["model={t}/trunc"], "model", "model.safetensors is corrupt (truncated"),
+    ("train", ["model={t}/badtok"], "model", "tokenizer.json is corrupt (not JSON"),
     ("train", ["ref_model={t}/trunc"], "ref_model", "truncated"),
     ("train", ["chat_template={t}/none.jinja", "stage=sft"], "chat_template", ""),
     ("train", ["rl.engine.enable_thinking=false"], "rl.engine.enable_thinking", "top-level"),
