@@ -61,6 +61,19 @@ class EvalConfig:
         names = [b.name for b in self.benchmarks]
         if len(set(names)) != len(names):
             yield "benchmarks", f"duplicate benchmark names {names}"
+        from utils import modelpath
+
+        for i, b in enumerate(self.benchmarks):
+            local = modelpath.looks_local(b.path) or Path(b.path).suffix in (".jsonl", ".json", ".parquet")
+            if not b.path:
+                yield f"benchmarks.{i}.path", "missing (a local file, a directory of shards, or a hub dataset id)"
+            elif local and not Path(b.path).exists():
+                yield f"benchmarks.{i}.path", f"{b.path} does not exist"
+        yield from self.engine.problems("engine")
+        model = self.model or self.engine.model
+        bad = model and self.engine.backend in ("hf", "vllm") and modelpath.problem(model)
+        if bad:
+            yield "model" if self.model else "engine.model", bad
 
 
 # ------------------------------------------------------------------ sampling and grading
@@ -138,26 +151,36 @@ def current_rows(path: Path, problems: dict[tuple[str, str], str]):
 
 
 def load_benchmarks(cfg: EvalConfig) -> list[tuple[BenchmarkConfig, list]]:
-    """Every benchmark's problems; a bad file raises ValueError naming the field and the file. Env
-    records must name a registered env (else every sample would fail at grading, after sampling)."""
+    """Every benchmark's problems. A bad, corrupt or empty file raises ConfigError naming
+    benchmarks.<i>.path, the config file, and the field or line in the data file. Env records must
+    name a registered env (else every sample would fail at grading, after sampling)."""
     from utils.benchmarks import load_problems
+    from utils.config import ConfigError, source
 
-    benches = [(b, load_problems(b)) for b in cfg.benchmarks]
-    for b, ps in benches:
+    benches = []
+    for i, b in enumerate(cfg.benchmarks):
+        key = f"benchmarks.{i}.path"
+        try:
+            ps = load_problems(b)
+        except ValueError as e:
+            raise ConfigError(key, source(cfg, key), str(e)) from None
+        if not ps:  # exit 0 with `benchmarks: {}` would look like a finished evaluation
+            raise ConfigError(key, source(cfg, key), f"benchmark {b.name}: no problems in {b.path}"
+                              + (" after the difficulty/date filters" if b.kind == "code" else ""))
         if b.kind == "env":
             import envs
 
             unknown = sorted({p.gold["env"] for p in ps} - set(envs.names()))
             if unknown:
-                raise ValueError(f"benchmark {b.name}: unknown env(s) {unknown} in {b.path}")
+                raise ConfigError(key, source(cfg, key), f"benchmark {b.name}: unknown env(s) {unknown} in {b.path}")
+        benches.append((b, ps))
     return benches
 
 
 def evaluate(cfg: EvalConfig, out: Path, benches: list) -> dict[tuple[str, str], str]:
     """Sample and grade what samples.jsonl lacks; returns (benchmark, problem_id) -> prompt_key."""
-    from tqdm import tqdm
-
     from utils.engine import SamplingParams, make_engine
+    from utils.progress import Progress
     from utils.records import append_jsonl, derive_seed
 
     samples_path = out / "samples.jsonl"
@@ -171,7 +194,7 @@ def evaluate(cfg: EvalConfig, out: Path, benches: list) -> dict[tuple[str, str],
     engine = make_engine(cfg.engine, seed=cfg.seed)
     graders = Graders(cfg)
     params = SamplingParams(n=cfg.n, temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_tokens)
-    bar = tqdm(total=len(todo) * cfg.n, desc="samples", unit="sample", file=sys.stderr, disable=None)
+    bar = Progress(len(todo) * cfg.n, "samples", unit="sample")
     try:
         for i in range(0, len(todo), cfg.batch_problems):
             batch = todo[i:i + cfg.batch_problems]
@@ -189,8 +212,7 @@ def evaluate(cfg: EvalConfig, out: Path, benches: list) -> dict[tuple[str, str],
                                  "tokens": len(c.token_ids) or None, "finish_reason": c.finish_reason,
                                  "response": c.text})
             append_jsonl(samples_path, rows)
-            bar.update(len(rows))
-            bar.set_postfix(gen_s=f"{gen_s:.1f}")
+            bar.update(len(rows), gen_s=f"{gen_s:.1f}")
     finally:
         bar.close()
         graders.close()
@@ -260,8 +282,10 @@ def _write_outputs(out: Path, results: dict, per_problem: dict, curves: dict, pl
     for (bench, pid), e in sorted(per_problem.items()):
         w.writerow([bench, pid, e["split"], e["n"], e["c"]])
     atomic_write_text(out / "per_problem.csv", buf.getvalue())
-    if curves:
-        plot(curves, out / "passk.png", title=f"pass@k: {results['model'] or 'model'}")
+    if curves:  # with the bootstrap intervals results.json holds, as bands
+        bands = {bench: {int(k.split("@")[1]): tuple(v["ci95"]) for k, v in entry["splits"]["all"].items()
+                         if k.startswith("pass@")} for bench, entry in results["benchmarks"].items()}
+        plot(curves, out / "passk.png", title=f"pass@k: {results['model'] or 'model'}", bands=bands)
 
 
 def print_results(results: dict) -> None:
@@ -331,32 +355,54 @@ def print_compare(report: dict) -> None:
     print(f"wrote {report['out']}/compare.json and compare.png")
 
 
+COMPARE_USAGE = """usage: evaluate.py compare RUN_A RUN_B [RUN_C ...]
+
+Compare finished evaluation runs (directories holding results.json and per_problem.csv) against
+the first: per benchmark, problems solved (c > 0) by both / only one / neither, and pass@k deltas.
+Writes <parent of RUN_A>/compare-A-B.../compare.json and compare.png."""
+
+
 def main(argv: list[str]) -> None:
     if argv[:1] == ["compare"]:
+        if "-h" in argv or "--help" in argv:
+            print(COMPARE_USAGE)
+            return
         runs = [Path(a) for a in argv[1:]]
         missing = [str(r) for r in runs if not ((r / "per_problem.csv").exists() and (r / "results.json").exists())]
         if len(runs) < 2 or missing:
-            sys.exit(f"evaluate.py compare: give two or more finished runs; missing results in {missing}")
+            print(f"evaluate.py compare: give two or more finished runs; missing results in {missing}", file=sys.stderr)
+            sys.exit(2)
         print_compare(compare(runs))
         return
     cfg = load(EvalConfig, argv, prog="evaluate.py")
     if cfg.model:
         cfg.engine.model = cfg.model
     out = Path(cfg.out_root) / cfg.name
-    from utils.config import save_run_info
+    from utils.config import ConfigError, save_run_info
     from utils.records import atomic_write_text
+    from utils.runlock import Locked, RunLock
 
     try:  # before a model is loaded or anything is written
         benches = load_benchmarks(cfg)
-    except ValueError as e:
-        sys.exit(f"evaluate.py: {e}")
+    except ConfigError as e:
+        print(f"evaluate.py: {e}", file=sys.stderr)
+        sys.exit(2)
 
     fp_file = out / "fingerprint"
     if fp_file.exists() and fp_file.read_text().strip() != fingerprint(cfg):
         sys.exit(f"evaluate.py: {out} holds samples from another model or sampling settings; choose another name=")
-    save_run_info(cfg, out, seed=cfg.seed)
-    atomic_write_text(fp_file, fingerprint(cfg) + "\n")
-    results = summarise(cfg, out, evaluate(cfg, out, benches))
+    lock = RunLock(out, "evaluate.py")
+    try:  # two runs on one name would both sample everything and double samples.jsonl
+        lock.acquire()
+    except Locked as e:
+        print(f"evaluate.py: {e}", file=sys.stderr)
+        sys.exit(2)
+    try:
+        save_run_info(cfg, out, seed=cfg.seed)
+        atomic_write_text(fp_file, fingerprint(cfg) + "\n")
+        results = summarise(cfg, out, evaluate(cfg, out, benches))
+    finally:
+        lock.release()
     print_results(results)
     print(f"wrote {out}/results.json, per_problem.csv, samples.jsonl, passk.png")
 

@@ -78,13 +78,14 @@ def _rows(cfg: BenchmarkConfig) -> tuple[list[dict], str]:
         for f in files:
             rows += _rows(BenchmarkConfig(**{**cfg.__dict__, "path": str(f)}))[0]
         return rows, cfg.path
+    from utils.records import read_jsonl
+
     p = Path(cfg.path)
     if p.is_dir():
         files = sorted(p.glob(f"{cfg.split}-*.jsonl"))
         if not files:
             raise ValueError(f"benchmark {cfg.name}: no {cfg.split}-*.jsonl shards in {p} (unknown split?)")
-        return [json.loads(line) for f in files for line in f.read_text(encoding="utf-8").splitlines()
-                if line.strip()], str(p)
+        return [row for f in files for row in read_jsonl(f)], str(p)  # errors name the file and line
     if p.suffix in (".jsonl", ".json", ".parquet"):
         if not p.is_file():
             raise ValueError(f"benchmark {cfg.name}: file {p} not found")
@@ -92,10 +93,14 @@ def _rows(cfg: BenchmarkConfig) -> tuple[list[dict], str]:
             import datasets
 
             return list(datasets.load_dataset("parquet", data_files=str(p), split="train")), str(p)
-        text = p.read_text(encoding="utf-8")
-        if p.suffix == ".json" and text.lstrip().startswith("["):
-            return json.loads(text), str(p)
-        return [json.loads(line) for line in text.splitlines() if line.strip()], str(p)
+        if p.suffix == ".json" and p.read_bytes().lstrip().startswith(b"["):
+            try:
+                return json.loads(p.read_text(encoding="utf-8")), str(p)
+            except UnicodeDecodeError as e:
+                raise ValueError(f"{p}: not UTF-8 text (byte {e.start})") from None
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{p}:{e.lineno}: not valid JSON ({e.msg}, column {e.colno})") from None
+        return list(read_jsonl(p)), str(p)
     import datasets  # a hub id: needs the network (or a warm HF cache)
 
     try:

@@ -32,7 +32,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field as dc_field
 from pathlib import Path
-from typing import Any, Iterable, List, Sequence
+from typing import Any, Iterable, List, Optional, Sequence
 
 from utils.config import field
 from utils.records import derive_seed
@@ -46,7 +46,9 @@ class EngineConfig:
     backend: str = field("hf", help="model backend", choices=BACKENDS)
     model: str = field("", help="HF directory or hub name (hf, vllm); model name sent to the endpoint (openai)")
     base_url: str = field("http://localhost:8000/v1", help="openai: endpoint base URL")
-    api_key_env: str = field("OPENAI_API_KEY", help="openai: environment variable holding the API key")
+    api_key_env: str = field("OPENAI_API_KEY", help="openai: environment variable holding the API key; it must be "
+                                                    "set for an endpoint that is not on this machine (empty: send "
+                                                    "no key)")
     replay_path: str = field("", help="replay: JSONL of {prompt|match, responses}")
     replay_missing: str = field("error", help="replay: a prompt not in the file raises, or gets ''",
                                 choices=("error", "empty"))
@@ -73,6 +75,52 @@ class EngineConfig:
     omit_params: List[str] = field([], help="openai: request fields not sent (temperature, top_p, seed), for "
                                             "endpoints that ignore them: deepseek-reasoner ignores temperature and "
                                             "top_p, so sending them would record a setting that never applied")
+    chat_template: str = field("", help="hf/vllm: replace the tokenizer's chat template: a Jinja string or a "
+                                        "template file (.jinja); empty: the tokenizer's own")
+    enable_thinking: Optional[bool] = field(None, help="hf/vllm: the chat template's enable_thinking switch (Qwen3: "
+                                                       "false skips the <think> block); null: the template's "
+                                                       "default")
+
+    def problems(self, prefix: str = "engine"):
+        """(key, message) for settings that cannot work, found before any model is loaded."""
+        if self.backend == "openai" and self.api_key_env and not os.environ.get(self.api_key_env) \
+                and not _is_local(self.base_url):
+            yield (f"{prefix}.api_key_env", f"{self.api_key_env} is not set in the environment ({self.base_url} "
+                                            f"needs a key; api_key_env='' sends none)")
+        if template_problem(self.chat_template):
+            yield f"{prefix}.chat_template", template_problem(self.chat_template)
+        for key in ("batch_size", "max_retries", "concurrency"):
+            if getattr(self, key) < (0 if key == "max_retries" else 1):
+                yield f"{prefix}.{key}", "must be >= 1" if key != "max_retries" else "must be >= 0"
+
+
+def _is_local(url: str) -> bool:
+    from urllib.parse import urlparse
+
+    return (urlparse(url).hostname or "") in ("localhost", "127.0.0.1", "::1", "0.0.0.0") or \
+        (urlparse(url).hostname or "").startswith("127.")
+
+
+def _looks_like_file(template: str) -> bool:
+    return "{" not in template and (template.endswith((".jinja", ".j2", ".txt")) or "/" in template)
+
+
+def template_problem(chat_template: str) -> str | None:
+    if chat_template and _looks_like_file(chat_template) and not Path(chat_template).is_file():
+        return f"{chat_template} is not a file (nor a Jinja template)"
+    return None
+
+
+def template_overrides(tokenizer, chat_template: str = "", enable_thinking: bool | None = None) -> None:
+    """Set the tokenizer's chat template from an override (Jinja text or a file) and fix its
+    enable_thinking switch inside the template itself, so whoever saves the tokenizer (checkpoints)
+    or encodes with it (SFT, rollouts, vLLM, evaluation) renders the same prompt."""
+    if chat_template:
+        tokenizer.chat_template = (Path(chat_template).read_text(encoding="utf-8")
+                                   if _looks_like_file(chat_template) else chat_template)
+    if enable_thinking is not None:  # replaces a switch set earlier (an SFT checkpoint's tokenizer)
+        body = re.sub(r"^\{%- set enable_thinking = (true|false) %\}", "", tokenizer.chat_template or "")
+        tokenizer.chat_template = "{%- set enable_thinking = " + ("true" if enable_thinking else "false") + " %}" + body
 
 
 @dataclass
@@ -145,6 +193,7 @@ class HFEngine:
 
         self.cfg = cfg
         self.tokenizer = tokenizer or AutoTokenizer.from_pretrained(cfg.model)
+        template_overrides(self.tokenizer, cfg.chat_template, cfg.enable_thinking)
         if model is None:
             dtype = "auto" if cfg.dtype == "auto" else getattr(torch, cfg.dtype)
             model = AutoModelForCausalLM.from_pretrained(cfg.model, dtype=dtype)
@@ -286,6 +335,7 @@ class VLLMEngine:
                        enable_sleep_mode=cfg.enable_sleep_mode, enable_prefix_caching=True,
                        worker_extension_cls="utils.engine.VLLMWeightSync")
         self.tokenizer = self.llm.get_tokenizer()
+        template_overrides(self.tokenizer, cfg.chat_template, cfg.enable_thinking)
 
     def generate(self, prompts: list, params: SamplingParams, seeds: Sequence[int] | None = None) -> list[list[Completion]]:
         from vllm import SamplingParams as VSP
@@ -350,7 +400,10 @@ class OpenAIEngine:
             raise ValueError(f"omit_params: {bad} cannot be omitted (choose from {list(OMITTABLE)})")
         self.cfg = cfg
         self.url = cfg.base_url.rstrip("/") + "/chat/completions"
-        self.key = os.environ.get(cfg.api_key_env, "")
+        self.key = os.environ.get(cfg.api_key_env, "") if cfg.api_key_env else ""
+        problem = next(cfg.problems(), None)
+        if problem:  # at once, not after minutes of retries
+            raise EngineError(f"{problem[0]}: {problem[1]}")
 
     def _post(self, body: dict) -> dict:
         data = json.dumps(body).encode()
