@@ -18,7 +18,7 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List
+from typing import Dict, List
 
 from utils.benchmarks import BenchmarkConfig
 from utils.config import field, load
@@ -42,6 +42,9 @@ class EvalConfig:
     grading_workers: int = field(2, help="math grading worker processes")
     grading_timeout_s: float = field(10.0, help="math: seconds per answer before the worker is killed")
     bootstrap: int = field(1000, help="bootstrap resamples for the 95% intervals")
+    groups: Dict[str, List[str]] = field({}, help="pooled results over benchmarks, name -> member benchmark names, "
+                                                  "e.g. {hmmt: [hmmt_feb_2024, hmmt_feb_2025, hmmt_nov_2025, "
+                                                  "hmmt_feb_2026]}: pass@k over all their problems")
 
     def validate(self):
         if not self.benchmarks:
@@ -61,6 +64,12 @@ class EvalConfig:
         names = [b.name for b in self.benchmarks]
         if len(set(names)) != len(names):
             yield "benchmarks", f"duplicate benchmark names {names}"
+        for group, members in self.groups.items():
+            unknown = sorted(set(members) - set(names))
+            if unknown or not members:
+                yield f"groups.{group}", f"names no benchmark of this config: {unknown or members}"
+            if group in names:
+                yield f"groups.{group}", "a group may not share a benchmark's name"
         from utils import modelpath
 
         for i, b in enumerate(self.benchmarks):
@@ -220,6 +229,13 @@ def evaluate(cfg: EvalConfig, out: Path, benches: list) -> dict[tuple[str, str],
 
 
 def _split_of(problem) -> str:
+    """The group a problem is reported in besides "all": an env record's distribution (puzzles: puzzle and
+    grid, "bridges 8x8 hard", as puzzle_to_math Fig. 12 reports Bridges 7x7/8x8 and Undead 4x4/5x5),
+    else its difficulty (code: easy/medium/hard)."""
+    if isinstance(problem.gold, dict) and "env" in problem.gold:
+        from utils.records import record_group
+
+        return record_group(problem.gold)
     d = problem.meta.get("difficulty")
     return "all" if d is None or d == "" else str(d).lower()
 
@@ -266,6 +282,16 @@ def summarise(cfg: EvalConfig, out: Path, problems: dict[tuple[str, str], str]) 
         all_counts = by_split["all"]
         curve_ks = sorted({1, cfg.n, *cfg.k} | {2 ** i for i in range(12) if 2 ** i <= cfg.n})
         curves[bench] = {k: mean_pass_at_k(all_counts, k) for k in curve_ks}
+    for group, members in cfg.groups.items():  # pooled over the members' problems (each complete member)
+        counts = [(e["n"], e["c"]) for (b, _), e in sorted(per_problem.items()) if b in members and e["n"] == cfg.n]
+        if not counts or not all(m in results["benchmarks"] for m in members):
+            continue
+        results.setdefault("groups", {})[group] = {
+            "benchmarks": list(members), "problems": len(counts),
+            **{f"pass@{k}": {"mean": mean_pass_at_k(counts, k),
+                             "ci95": list(bootstrap_ci(counts, k, resamples=cfg.bootstrap, seed=cfg.seed))}
+               for k in cfg.k}}
+        curves[group] = {k: mean_pass_at_k(counts, k) for k in curves[members[0]]}
     _write_outputs(out, results, per_problem, curves, passk_curves)
     return results
 
@@ -293,10 +319,14 @@ def print_results(results: dict) -> None:
         for split, s in entry["splits"].items():
             cells = "  ".join(f"{k} {v['mean']:.3f} [{v['ci95'][0]:.3f}, {v['ci95'][1]:.3f}]"
                               for k, v in s.items() if k.startswith("pass@"))
-            print(f"{bench:24s} {split:8s} n_problems={s['problems']:4d}  {cells}")
+            print(f"{bench:24s} {split:18s} n_problems={s['problems']:4d}  {cells}")
         bad = {k: v for k, v in entry["status_counts"].items() if k not in ("ok", "pass")}
         if bad:
             print(f"{'':24s} statuses: {bad}")
+    for group, g in results.get("groups", {}).items():
+        cells = "  ".join(f"{k} {v['mean']:.3f} [{v['ci95'][0]:.3f}, {v['ci95'][1]:.3f}]"
+                          for k, v in g.items() if k.startswith("pass@"))
+        print(f"{group:24s} {'pooled':18s} n_problems={g['problems']:4d}  {cells}")
 
 
 # ------------------------------------------------------------------ compare

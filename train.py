@@ -71,12 +71,19 @@ class SFTSection:
 
 @dataclass
 class NoveltySection:
-    enabled: bool = field(False, help="puzzle-to-math paper sec. 5: bonus for correct rollouts the frozen reference "
-                                      "(ref_model: the SFT checkpoint) finds unlikely")
+    enabled: bool = field(False, help="puzzle_to_math line 99: bonus for correct rollouts whose reasoning the frozen "
+                                      "reference (ref_model: the SFT checkpoint) finds unlikely")
     weight: float = field(0.1, help="bonus scale. The paper does not publish its weight; 0.1 is ours")
-    norm: str = field("zscore", help="normalisation of u among a group's correct rollouts. The paper does not "
-                                     "publish its normalisation; zscore is ours", choices=("zscore", "minmax", "rank"))
-    k: int = field(100, help="u = mean of the k largest token NLLs of a response under the reference")
+    norm: str = field("minmax", help="normalisation of u among a group's correct rollouts (the paper does not publish "
+                                     "it). minmax (default): the bonus lies in [0, weight], never a penalty for a "
+                                     "correct rollout; rank: the same range, outlier-robust; zscore subtracts from "
+                                     "the correct rollouts below the group mean", choices=("minmax", "rank", "zscore"))
+    k: int = field(100, help="u = mean of the k largest token NLLs under the reference (paper: k=100, line 105)")
+    stat: str = field("topk", help="the novelty statistic: topk (the paper's) or mean (mean token NLL: the ablation "
+                                   "of Appendix O)", choices=("topk", "mean"))
+    scope: str = field("reasoning", help="tokens scored: reasoning (inside <reasoning>, or before <answer>: the "
+                                         "paper rewards surprising reasoning, not a surprising answer format) or "
+                                         "response (all)", choices=("reasoning", "response"))
 
 
 @dataclass
@@ -95,7 +102,14 @@ class RLSection:
     agg: str = field("seq_mean_token_mean", help="loss aggregation over tokens",
                      choices=("seq_mean_token_mean", "token_mean"))
     scale_rewards: str = field("none", help="divide advantages by the group's reward std: none (code-RL paper, "
-                                            "Dr. GRPO) or group (original GRPO)", choices=("none", "group"))
+                                            "Dr. GRPO) or group (original GRPO, and GSPO's group-based advantage)",
+                               choices=("none", "group"))
+    entropy_coef: float = field(0.0, help="loss-level entropy bonus: loss -= coef * mean token entropy (puzzle_to_math "
+                                          "line 111 screened it in pilots; off by default)")
+    entropy_adv_alpha: float = field(0.0, help="entropy-shaped advantage A + min(alpha * H, |A| / kappa) with H the "
+                                               "rollout's mean token entropy (Cheng et al. 2025a; puzzle_to_math line "
+                                               "111 screened it); 0: off")
+    entropy_adv_kappa: float = field(2.0, help="the clip of the entropy-shaped advantage: at most |A| / kappa")
     kl_coef: float = field(0.0, help="weight of the k3 KL to ref_model (code-RL paper: 0, no reference loaded)")
     temperature: float = field(1.0, help="rollout sampling temperature (also applied to training log-probs)")
     top_p: float = field(1.0, help="rollout nucleus sampling")
@@ -104,7 +118,8 @@ class RLSection:
                                              "ratio uses the behaviour log-probs (`async` is a Python keyword)")
     engine: EngineConfig = field(EngineConfig(), help="rollout backend: hf (CPU, the live model) or vllm "
                                                       "(colocated, weights synced each step); engine.model is ignored")
-    log_samples: int = field(4, help="rollouts per step written to samples.jsonl")
+    log_samples: int = field(4, help="rollouts per step written to samples.jsonl (whole groups first), for the "
+                                     "training-dynamics analyses (analyze.py over steps); -1: all")
 
 
 @dataclass
@@ -135,7 +150,10 @@ class TrainConfig:
     data: SamplerConfig = field(SamplerConfig(), help="stage=rl: prompt sources, env mix, curriculum, adaptive "
                                                       "difficulty")
     save_every: int = field(50, help="checkpoint every this many steps (and at the end)")
-    keep_last: int = field(2, help="checkpoints kept")
+    keep_last: int = field(2, help="checkpoints kept for resuming")
+    keep_steps: List[int] = field([], help="steps whose model is kept in <run>/kept/step_N/ (hard links, never pruned) "
+                                           "for training-dynamics analyses (puzzle_to_math line 29: ten checkpoints)")
+    keep_every: int = field(0, help="also keep the model every this many steps (0: only keep_steps)")
     resume: bool = field(False, help="the same config always continues from the run's newest intact checkpoint; "
                                      "true: continue even if the config differs from the one that wrote it "
                                      "(e.g. more steps)")
@@ -148,6 +166,10 @@ class TrainConfig:
     peak_tflops: float = field(0.0, help="GPU peak bf16 TFLOPS for the MFU metric; 0: guess from the GPU name")
     cpu_threads: int = field(0, help="torch threads on CPU; 0: torch's default. On a small or shared machine 1 is "
                                      "often several times faster (idle OpenMP threads spin)")
+
+    def keep(self, step: int) -> bool:
+        """Whether step's model is kept for analysis (and so checkpointed even off save_every)."""
+        return step in self.keep_steps or (self.keep_every > 0 and step % self.keep_every == 0)
 
     def clip_eps(self) -> tuple[float, float]:
         low, high = (0.2, 0.25) if self.rl.level == "token" else (3e-4, 4e-4)
@@ -171,6 +193,8 @@ class TrainConfig:
             yield "save_every", "must be >= 1"
         if self.keep_last < 1:
             yield "keep_last", "must be >= 1"
+        if self.keep_every < 0 or any(s < 1 for s in self.keep_steps):
+            yield "keep_every" if self.keep_every < 0 else "keep_steps", "steps must be >= 1 (keep_every: >= 0)"
         if self.optim.lr <= 0:
             yield "optim.lr", "must be > 0"
         if self.lora.enabled and self.lora.r < 1:
@@ -228,6 +252,10 @@ class TrainConfig:
             yield "novelty.weight", "must be >= 0"
         if self.novelty.k < 1:
             yield "novelty.k", "must be >= 1"
+        if r.entropy_coef < 0 or r.entropy_adv_alpha < 0:
+            yield "rl.entropy_coef" if r.entropy_coef < 0 else "rl.entropy_adv_alpha", "must be >= 0"
+        if r.entropy_adv_kappa <= 1:
+            yield "rl.entropy_adv_kappa", "must be > 1 (the shaped advantage keeps A's sign)"
         if r.temperature <= 0:
             yield "rl.temperature", "must be > 0 (the ratio needs the sampling distribution)"
         if r.async_rollouts and r.temperature != 1.0:
@@ -362,6 +390,15 @@ def clip_and_check(model, cfg: TrainConfig):
 
 class NonFinite(RuntimeError):
     pass
+
+
+def keep_model(cfg: TrainConfig, ctx, run_dir: Path, step: int, ckpt: Path) -> None:
+    """<run>/kept/step_N/: the model of a step kept for analysis, hard-linked from its checkpoint, so
+    pruning to keep_last leaves it."""
+    if ctx.main and cfg.keep(step):
+        from utils import checkpoint
+
+        checkpoint.link_final(ckpt, run_dir / "kept" / f"step_{step:08d}")
 
 
 def stop(cfg: TrainConfig, key: str, msg: str) -> None:
@@ -608,9 +645,10 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
         log(step, {"loss": loss_all, "grad_norm": grad_norm, "lr": lr, "epoch": epoch, "truncated_ratio": trunc,
                    "tokens": n_tok, "tokens_per_s": n_tok / dt, "time/step": dt},
             f"sft step {step}/{total} | loss {loss_all:.4f} | grad {grad_norm:.3f} | lr {lr:.2e} | {dt:.2f}s")
-        if step % cfg.save_every == 0 or step == total:
+        if step % cfg.save_every == 0 or step == total or cfg.keep(step):
             ckpt = checkpoint.save(run_dir, step, model, opt, sched, tok, state={}, rank_state={},
                                    keep_last=cfg.keep_last, ctx=ctx)
+            keep_model(cfg, ctx, run_dir, step, ckpt)
     log.close()
     if ctx.main and ckpt is not None:
         checkpoint.link_final(ckpt, run_dir / "final")
@@ -678,6 +716,30 @@ def sequence_logps(model, rows: list, cfg: TrainConfig, ctx, pad_id: int, temper
     return out
 
 
+def scored_tokens(comps: list, tok, T: int, scope: str):
+    """(len(comps), T) mask of the tokens the novelty statistic reads: each response's reasoning
+    (utils.rewards.reasoning_span over its tokens' text), or every response token."""
+    from utils.rewards import reasoning_span
+
+    rows = []
+    for c in comps:
+        if scope == "response":
+            rows.append([1.0] * len(c.token_ids))
+        else:
+            a, b = reasoning_span(tok.batch_decode([[t] for t in c.token_ids]))
+            rows.append([0.0] * a + [1.0] * (b - a))
+    return padded(rows, T)
+
+
+def entropy_with_grad(logits, temperature: float):
+    """Per-token entropy (B, T) with gradient, for the loss-level entropy bonus (a pilot option): one
+    extra (B, T, V) float copy; the trainer's chunked entropy replaces it at scale."""
+    import torch
+
+    logp = torch.log_softmax(logits.float() / temperature, dim=-1)
+    return -(logp.exp() * logp).sum(-1)
+
+
 def padded(seqs: list, T: int, fill: float = 0.0):
     import torch
 
@@ -697,8 +759,8 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
     from envs.sampler import PromptSampler
     from utils import checkpoint, dist
     from utils.engine import make_engine
-    from utils.losses import entropy, group_advantages, masked_mean, policy_loss, token_logprobs
-    from utils.rewards import novelty_bonus, topk_nll
+    from utils.losses import entropy, entropy_bonus, group_advantages, masked_mean, policy_loss, token_logprobs
+    from utils.rewards import entropy_advantage, novelty_bonus, topk_nll
 
     r, G = cfg.rl, cfg.rl.group_size
     n_prompts = r.batch_size // G
@@ -794,13 +856,15 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         t = time.time()
         T = max(len(c.token_ids) for c in comps)
         mask = padded([[1.0] * len(c.token_ids) for c in comps], T)
-        bonus, u = torch.zeros_like(rewards), torch.zeros_like(rewards)
+        bonus, u_topk, u_mean = (torch.zeros_like(rewards) for _ in range(3))
         if cfg.novelty.enabled:
             idx = [i for i, ok in enumerate(correct) if ok]
             if idx:
-                nll = [-lp for lp in sequence_logps(ref, [rows[i] for i in idx], cfg, ctx, tok.pad_token_id, 1.0,
-                                                    r.micro_batch_size)]
-                u[idx] = topk_nll(padded(nll, T), mask[idx], k=cfg.novelty.k)
+                nll = padded([-lp for lp in sequence_logps(ref, [rows[i] for i in idx], cfg, ctx, tok.pad_token_id,
+                                                           1.0, r.micro_batch_size)], T)
+                scored = scored_tokens([comps[i] for i in idx], tok, T, cfg.novelty.scope)
+                u_topk[idx], u_mean[idx] = topk_nll(nll, scored, k=cfg.novelty.k), masked_mean(nll, scored, dim=1)
+            u = u_topk if cfg.novelty.stat == "topk" else u_mean
             bonus = novelty_bonus(u, correct_t, group_ids, weight=cfg.novelty.weight, norm=cfg.novelty.norm)
         ref_logp = None
         if r.kl_coef > 0:
@@ -818,7 +882,7 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         offset = ctx.rank * rows_local
         minibatch_rows = [[i for i in range(len(rows)) if (offset + i) % r.minibatches == m]
                           for m in range(r.minibatches)]
-        trained = [[i for i in mine if r.kl_coef > 0 or adv[i] != 0] for mine in minibatch_rows]
+        trained = [[i for i in mine if r.kl_coef > 0 or r.entropy_coef > 0 or adv[i] != 0] for mine in minibatch_rows]
         micro = [[idx[i:i + r.micro_batch_size] for i in range(0, len(idx), r.micro_batch_size)] for idx in trained]
         # every rank runs as many micro-batches as the busiest one (DDP all-reduces at each)
         counts = dist.all_reduce(torch.tensor([[len(mb), float(mask[mine].sum())]
@@ -859,9 +923,18 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                     # a token whose behaviour log-prob is unknown (the stop token the hf backend
                     # leaves out) takes the current one: ratio 1 for that token
                     old = torch.where(torch.isnan(old), logp.detach(), old)
-                    loss, st = policy_loss(logp, old, adv[idx].to(ctx.device), mmask, level=r.level, eps_low=eps_low,
+                    # per-token entropy: with gradient only for the entropy bonus (pilot option, line 111)
+                    ent = (entropy_with_grad(logits, r.temperature) if r.entropy_coef > 0
+                           else entropy(logits.detach(), r.temperature))
+                    a = adv[idx].to(ctx.device)
+                    if r.entropy_adv_alpha > 0:
+                        a = entropy_advantage(a, masked_mean(ent.detach(), mmask, dim=1), alpha=r.entropy_adv_alpha,
+                                              kappa=r.entropy_adv_kappa)
+                    loss, st = policy_loss(logp, old, a, mmask, level=r.level, eps_low=eps_low,
                                            eps_high=eps_high, agg=r.agg, kl_coef=r.kl_coef,
                                            ref_logp=None if ref_logp is None else ref_logp[idx, :Tm].to(ctx.device))
+                    if r.entropy_coef > 0:
+                        loss = loss + entropy_bonus(ent, mmask, r.entropy_coef, r.agg)
                     # scale to this micro-batch's share of the global minibatch; DDP then averages ranks
                     if dummy:
                         weight = 0.0
@@ -881,7 +954,7 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                 # token-weighted means over the trained rows, whatever the micro-batching
                 w = float(mmask.sum())
                 sums["behaviour_logp_gap"] += w * float(masked_mean((old - torch.nan_to_num(beh)).abs(), known))
-                sums["entropy"] += w * float(masked_mean(entropy(logits.detach(), r.temperature), mmask))
+                sums["entropy"] += w * float(masked_mean(ent.detach(), mmask))
                 for k, v in st.items():
                     sums[k] += w * float(v)
                 n_tokens += w
@@ -915,7 +988,7 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                  "bin": [it.bin for it in batch.items for _ in range(G)],
                  "reward": values, "correct": correct, "len": lens, "prompt_len": [len(p) for p, _ in rows],
                  "clipped": [c.finish_reason == "length" for c in comps], "bonus": bonus.tolist(),
-                 "u": u.tolist(), "errors": len(errors)}
+                 "u": u_topk.tolist(), "u_mean": u_mean.tolist(), "errors": len(errors)}
         everything = dist.all_gather_object(local)
         outcomes = [(it, correct[i * G + j]) for i, it in enumerate(batch.items) for j in range(G)]
         for rank_outcomes in dist.all_gather_object(outcomes):  # in rank order: the same on every rank
@@ -934,12 +1007,13 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
             if peak:
                 flops = 6 * n_params * metrics["tokens"]  # forward + backward of the policy
                 metrics["mfu"] = flops / (times["train"] * peak * ctx.world)
-            samples = [{"step": step, "id": it.record.get("id"), "env": it.record["env"], "response": c.text,
-                        "reward": values[i * G + j], "correct": correct[i * G + j]}
-                       for i, (it, row) in enumerate(zip(batch.items, batch.comps)) for j, c in enumerate(row)]
-            from utils.records import append_jsonl
+            from utils.records import append_jsonl, record_group
 
-            append_jsonl(run_dir / "samples.jsonl", samples[:r.log_samples])
+            samples = [{"step": step, "id": it.record.get("id"), "env": it.record["env"], "split": record_group(it.record),
+                        "sample": j, "response": c.text, "reward": values[i * G + j], "correct": correct[i * G + j],
+                        "bonus": float(bonus[i * G + j]), "tokens": len(c.token_ids)}
+                       for i, (it, row) in enumerate(zip(batch.items, batch.comps)) for j, c in enumerate(row)]
+            append_jsonl(run_dir / "samples.jsonl", samples if r.log_samples < 0 else samples[:r.log_samples])
             clip = None if metrics["clip_frac_low"] is None else metrics["clip_frac_low"] + metrics["clip_frac_high"]
             line = (f"rl step {step}/{r.steps} | reward {metrics['reward_mean']:.3f} acc {metrics['accuracy']:.3f} | "
                     f"len {metrics['response_len']:.0f} | trained {metrics['trained_frac']:.2f} | clip {_fmt(clip)} | "
@@ -948,10 +1022,11 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
             log(step, metrics, line)
 
         # 8. checkpoint (async: with the batch already generated for the next step)
-        if step % cfg.save_every == 0 or step == r.steps:
+        if step % cfg.save_every == 0 or step == r.steps or cfg.keep(step):
             rank_state = {"pending": pending.result() if pending is not None else None}
             ckpt = checkpoint.save(run_dir, step, model, opt, sched, tok, state={"sampler": sampler.state_dict()},
                                    rank_state=rank_state, keep_last=cfg.keep_last, ctx=ctx)
+            keep_model(cfg, ctx, run_dir, step, ckpt)
     if pool is not None:
         pool.shutdown()
     log.close()
@@ -990,12 +1065,22 @@ def rl_metrics(per_rank: list[dict], G: int, train: dict, difficulty: dict, time
         out[f"curriculum/frac_{b}"] = count / n
     out.update(train)
     if cfg.novelty.enabled:
+        from utils.rewards import within_group_spread
+
         bonus = cols["bonus"]
         nz = [b for b in bonus if b != 0]
         u = [x for x, ok in zip(cols["u"], cols["correct"]) if ok]
         out.update({"novelty/bonus_mean": st.fmean(bonus), "novelty/bonus_abs_mean": st.fmean(abs(b) for b in bonus),
                     "novelty/bonus_max": max(bonus), "novelty/frac_rollouts_with_bonus": len(nz) / n,
                     "novelty/u_mean_correct": st.fmean(u) if u else 0.0})
+        # Appendix O: top-k NLL varies 10-15x more within a group than mean NLL (analyze.py novelty-signal RUN)
+        gids = [i // G for i in range(n)]
+        for tag, rel in (("std", False), ("cv", True)):
+            top, mean = (within_group_spread(cols[k], cols["correct"], gids, relative=rel) for k in ("u", "u_mean"))
+            out[f"novelty/within_{tag}_topk"] = top if math.isfinite(top) else None
+            out[f"novelty/within_{tag}_mean"] = mean if math.isfinite(mean) else None
+            ok = math.isfinite(top) and math.isfinite(mean) and mean > 0
+            out[f"novelty/signal_ratio_{tag}"] = top / mean if ok else None
     out["tokens_per_s"] = out["tokens"] / times["step"]
     out["rollout_tokens_per_s"] = sum(cols["len"]) / max(times["rollout"], 1e-9)
     out.update({f"time/{k}": v for k, v in times.items()})
