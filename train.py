@@ -496,6 +496,8 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
     if ctx.main and ckpt is not None:
         checkpoint.link_final(ckpt, run_dir / "final")
     dist.barrier()
+    if ecfg.backend == "vllm":
+        engine.close()  # its teardown destroys the process group: after our last collective
 
 
 # =============================================================================== RL
@@ -838,6 +840,8 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
     if ctx.main and ckpt is not None:
         checkpoint.link_final(ckpt, run_dir / "final")
     dist.barrier()
+    if ecfg.backend == "vllm":
+        engine.close()  # its teardown destroys the process group: after our last collective
 
 
 def _fmt(x: float | None) -> str:

@@ -359,6 +359,12 @@ class VLLMEngine:
             self.asleep = False
         self.llm.reset_prefix_cache()  # cached prefixes hold the old weights' keys and values
 
+    def close(self) -> None:
+        """Shut the engine down now. vLLM's teardown destroys its process groups and the default
+        one (under torchrun the trainer's): call it after the trainer's last collective. Left to
+        interpreter exit, it runs after the trainer destroyed the group and fails with a traceback."""
+        self.llm.llm_engine.engine_core.shutdown()
+
     def sleep(self) -> None:
         """Free the weights and the KV cache until the next sync_weights (sleep mode only)."""
         if self.sleep_mode and not self.asleep:
