@@ -653,6 +653,8 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
     if ctx.main and ckpt is not None:
         checkpoint.link_final(ckpt, run_dir / "final")
     dist.barrier()
+    if ecfg.backend == "vllm":
+        engine.close()  # its teardown destroys the process group: after our last collective
 
 
 # =============================================================================== RL
@@ -806,13 +808,15 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
     def sync_engine():
         if ecfg.backend == "hf" and r.async_rollouts:
             engine.model.load_state_dict(policy.state_dict())
-        elif ecfg.backend == "vllm":
-            engine.wake_up()  # sleep mode (engine.enable_sleep_mode) frees its memory while we train
+        elif ecfg.backend == "vllm":  # also wakes an engine that slept (engine.enable_sleep_mode) while we trained
             sd = checkpoint.hf_weights(model, checkpoint.full_state_dict(model, cpu=False))
             engine.sync_weights(sd.items())
             del sd
 
-    pool = ThreadPoolExecutor(1) if r.async_rollouts else None
+    # async: the generation thread must use this rank's GPU (a new thread starts on cuda:0)
+    on_gpu = ctx.device.type == "cuda"
+    pool = ThreadPoolExecutor(1, initializer=torch.cuda.set_device if on_gpu else None,
+                              initargs=(ctx.device,) if on_gpu else ()) if r.async_rollouts else None
 
     def launch(s: int):
         """Draw step s's prompts (every rank draws the same list, keeps its slice) and roll them out."""
@@ -1033,6 +1037,8 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
     if ctx.main and ckpt is not None:
         checkpoint.link_final(ckpt, run_dir / "final")
     dist.barrier()
+    if ecfg.backend == "vllm":
+        engine.close()  # its teardown destroys the process group: after our last collective
 
 
 def _fmt(x: float | None) -> str:
