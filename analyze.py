@@ -126,6 +126,11 @@ class AnalyzeConfig:
             yield "judges", "no judges configured (judges=[{name: j1, engine: {...}}])"
         if len({j.name for j in self.judges}) != len(self.judges):
             yield "judges", "judge names must be unique"
+        for i, j in enumerate(self.judges if needs_judges else []):
+            yield from j.engine.problems(f"judges.{i}.engine")
+        for key in ("judge_batch", "judge_spans", "bootstrap", "strips", "top_motifs"):
+            if getattr(self, key) < (0 if key in ("strips", "top_motifs") else 1):
+                yield key, "must be >= 1" if key not in ("strips", "top_motifs") else "must be >= 0"
         c = self.classifier
         if self.labeler == "classifier" and c.kind == "hf" and not (c.model or c.load):
             yield "classifier.model", "kind=hf needs a model to fine-tune (or classifier.load)"
@@ -282,7 +287,7 @@ def _judge(cfg: AnalyzeConfig, items: list[tuple[str, list[str]]], out: Path, ba
     labels = [consensus([verdicts[name][i].label for name in names]) for i in range(len(items))]
     report = agreement_report(verdicts, labels)
     bad["judge_replies_reasked"] = sum(v.reasked for vs in verdicts.values() for v in vs)
-    bad["judge_invalid_recorded_as_other"] = sum(not v.valid for vs in verdicts.values() for v in vs)
+    bad["judge_invalid_verdicts"] = sum(not v.valid for vs in verdicts.values() for v in vs)
     write_jsonl(out / "consensus.jsonl", ({"span": span, "label": label, "votes": {n: verdicts[n][i].label for n in names}}
                                           for i, ((span, _), label) in enumerate(zip(items, labels))))
     return labels, report
@@ -917,8 +922,11 @@ def write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, png
                      f"[labeler.json](labeler.json).")
     if "judges" in lr:
         jr = lr["judges"]
-        pairs = "; ".join(f"{'/'.join(p['judges'])} {p['agreement']:.2f} (κ {fmt(p['cohen_kappa'])})" for p in jr["pairs"])
-        lines.append(f"Jury of {len(jr['judges'])} on {jr['spans']} spans: Fleiss κ {fmt(jr['fleiss_kappa'])}; "
+        pairs = "; ".join(f"{'/'.join(p['judges'])} {fmt(p['agreement'])} (κ {fmt(p['cohen_kappa'])})" for p in jr["pairs"])
+        invalid = sum(j["invalid"] for j in jr["judges"].values())
+        lines.append(f"Jury of {len(jr['judges'])} on {jr['spans']} spans, {invalid} invalid verdicts (unparsable "
+                     f"after one re-ask) on {jr['spans_with_invalid']} spans, left out of agreement: Fleiss κ "
+                     f"{fmt(jr['fleiss_kappa'])} over {jr['fleiss_spans']} spans; "
                      f"pairwise agreement {pairs or '–'}. Consensus labels: [consensus.jsonl](consensus.jsonl).")
     lines.append(f"Span lengths: {lr.get('span_tokens', 'characters / 4')}.")
     if "judge_sample" in lr:

@@ -35,7 +35,7 @@ STAGES = ("sft", "rl")
 @dataclass
 class LoraSection:
     enabled: bool = field(False, help="train LoRA adapters (peft) instead of all weights; checkpoints hold "
-                                      "merged weights")
+                                      "merged weights in model/ and the adapter alone (peft format) in adapter/")
     r: int = field(16, help="LoRA rank")
     alpha: int = field(32, help="LoRA alpha (scaling alpha / r)")
     dropout: float = field(0.0, help="LoRA dropout")
@@ -131,6 +131,11 @@ class TrainConfig:
     ref_model: str = field("", help="frozen reference for the novelty bonus and KL (the SFT checkpoint); "
                                     "loaded only when one of them needs it")
     system_prompt: str = field("", help="system message added to every prompt (SFT and RL)")
+    chat_template: str = field("", help="replace the tokenizer's chat template (a Jinja string or a .jinja file) "
+                                        "for SFT, rollouts and the saved checkpoints; empty: the model's own")
+    enable_thinking: Optional[bool] = field(None, help="the chat template's enable_thinking switch (Qwen3: false "
+                                                       "skips the <think> block), fixed in the saved tokenizer too; "
+                                                       "null: the template's default")
     seed: int = field(0, help="seeds prompts, rollouts and data order")
     dtype: str = field("auto", help="auto: fp32 weights with bf16 autocast on GPU, fp32 on CPU",
                        choices=("auto", "float32", "bfloat16"))
@@ -152,7 +157,12 @@ class TrainConfig:
     resume: bool = field(False, help="the same config always continues from the run's newest intact checkpoint; "
                                      "true: continue even if the config differs from the one that wrote it "
                                      "(e.g. more steps)")
-    tensorboard: bool = field(False, help="also log to TensorBoard (needs `pip install tensorboard`)")
+    tensorboard: bool = field(False, help="also log to TensorBoard in <run>/tb (needs `pip install tensorboard`)")
+    wandb: bool = field(False, help="also log to Weights & Biases (needs `pip install wandb` and `wandb login`, or "
+                                    "WANDB_MODE=offline); a resumed run continues the same W&B run")
+    wandb_project: str = field("rlvr-lab", help="W&B project")
+    log_every: int = field(0, help="print a step line every this many steps (the first and last always); 0: at most "
+                                   "one line per 30 s. metrics.jsonl and curves.png get every step")
     peak_tflops: float = field(0.0, help="GPU peak bf16 TFLOPS for the MFU metric; 0: guess from the GPU name")
     cpu_threads: int = field(0, help="torch threads on CPU; 0: torch's default. On a small or shared machine 1 is "
                                      "often several times faster (idle OpenMP threads spin)")
@@ -175,6 +185,10 @@ class TrainConfig:
             bad = getattr(self, key) and modelpath.problem(getattr(self, key))
             if bad:
                 yield key, bad
+        from utils.engine import template_problem
+
+        if template_problem(self.chat_template):
+            yield "chat_template", template_problem(self.chat_template)
         if self.save_every < 1:
             yield "save_every", "must be >= 1"
         if self.keep_last < 1:
@@ -190,6 +204,13 @@ class TrainConfig:
 
             if importlib.util.find_spec("tensorboard") is None:
                 yield "tensorboard", "needs the tensorboard package (pip install tensorboard)"
+        if self.wandb:
+            import importlib.util
+
+            if importlib.util.find_spec("wandb") is None:
+                yield "wandb", "needs the wandb package (pip install wandb)"
+        if self.log_every < 0:
+            yield "log_every", "must be >= 0"
         if self.stage == "sft":
             s = self.sft
             if not s.data:
@@ -241,6 +262,9 @@ class TrainConfig:
             yield "rl.async_rollouts", "uses the engine's log-probs, which are of the raw (temperature 1) distribution"
         if r.engine.backend not in ("hf", "vllm"):
             yield "rl.engine.backend", "rollouts need hf or vllm (log-probs and token ids)"
+        for key in ("chat_template", "enable_thinking"):
+            if getattr(r.engine, key) not in ("", None):
+                yield f"rl.engine.{key}", f"set the top-level {key}: it applies to SFT, rollouts and checkpoints alike"
         if r.engine.backend == "hf" and self.strategy == "fsdp":
             yield "strategy", ("the hf backend cannot roll out from an FSDP-sharded model; use ddp or "
                                "rl.engine.backend=vllm")
@@ -263,7 +287,10 @@ def build_model(cfg: TrainConfig, ctx, path: str, lora_state: dict | None = None
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from utils.engine import template_overrides
+
     tok = AutoTokenizer.from_pretrained(path)
+    template_overrides(tok, cfg.chat_template, cfg.enable_thinking)  # saved with every checkpoint
     dtype = torch.bfloat16 if cfg.dtype == "bfloat16" else torch.float32
     model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
     if cfg.gradient_checkpointing:
@@ -383,34 +410,88 @@ def stop(cfg: TrainConfig, key: str, msg: str) -> None:
 
 
 class Log:
-    """metrics.jsonl (+ TensorBoard) on rank 0; a short line per step on stdout."""
+    """Rank 0: metrics.jsonl (every step), runs/<name>/curves.png (redrawn at most once a minute and
+    at the end), TensorBoard and Weights & Biases when enabled; a step line on stdout every
+    `log_every` steps (0: at most one per 30 s), always the first and the last, with the adaptive
+    controller's difficulty per env when there is one."""
 
     def __init__(self, run_dir: Path, cfg: TrainConfig, ctx, resume_step: int):
         from utils.records import read_jsonl_tolerant, write_jsonl
 
-        self.path, self.main = run_dir / "metrics.jsonl", ctx.main
-        self.tb = None
+        self.path, self.main, self.run_dir, self.cfg = run_dir / "metrics.jsonl", ctx.main, run_dir, cfg
+        self.tb = self.wandb = None
+        self.pending, self.printed_at, self.plotted_at = None, 0.0, 0.0
         if not self.main:
             return
         # a resumed run rewrites the steps after its checkpoint, so each step is logged once
-        kept = [m for m in read_jsonl_tolerant(self.path) if m.get("step", 0) <= resume_step]
-        write_jsonl(self.path, kept)
+        self.rows = [m for m in read_jsonl_tolerant(self.path) if m.get("step", 0) <= resume_step]
+        write_jsonl(self.path, self.rows)
         if cfg.tensorboard:
             from torch.utils.tensorboard import SummaryWriter
 
             self.tb = SummaryWriter(str(run_dir / "tb"))
+        if cfg.wandb:
+            self.wandb = _wandb_run(run_dir, cfg)
 
     def __call__(self, step: int, metrics: dict, line: str) -> None:
         if not self.main:
             return
         from utils.records import append_jsonl
 
-        append_jsonl(self.path, [{"step": step, **metrics}])
+        row = {"step": step, **metrics}
+        append_jsonl(self.path, [row])
+        self.rows.append(row)
+        scalars = {k: v for k, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
         if self.tb is not None:
-            for k, v in metrics.items():
-                if isinstance(v, (int, float)):
-                    self.tb.add_scalar(k, v, step)
-        print(line, flush=True)
+            for k, v in scalars.items():
+                self.tb.add_scalar(k, v, step)
+        if self.wandb is not None:
+            self.wandb.log(scalars, step=step)
+        difficulty = {k.split("/", 1)[1]: v for k, v in metrics.items() if k.startswith("difficulty/")}
+        if difficulty:
+            line += " | difficulty " + " ".join(f"{env} {d}" for env, d in difficulty.items())
+        now = time.time()
+        every = self.cfg.log_every
+        if len(self.rows) == 1 or (step % every == 0 if every else now - self.printed_at >= 30):
+            print(line, flush=True)
+            self.printed_at, self.pending = now, None
+        else:
+            self.pending = line
+        if now - self.plotted_at >= 60:
+            self.plot()
+
+    def plot(self) -> None:
+        from utils.plots import training_curves
+
+        self.plotted_at = time.time()
+        if self.rows:
+            training_curves(self.rows, self.run_dir / "curves.png", title=f"{self.cfg.name} ({self.cfg.stage})")
+
+    def close(self) -> None:
+        """At the end of training: the last step's line, the final curves, flushed loggers."""
+        if not self.main:
+            return
+        if self.pending:
+            print(self.pending, flush=True)
+        self.plot()
+        if self.tb is not None:
+            self.tb.close()
+        if self.wandb is not None:
+            self.wandb.finish()
+
+
+def _wandb_run(run_dir: Path, cfg: TrainConfig):
+    """A W&B run whose id is kept in the run directory, so a resumed run continues the same curves."""
+    import dataclasses
+    import uuid
+
+    import wandb
+
+    id_file = run_dir / "wandb_id"
+    run_id = id_file.read_text().strip() if id_file.is_file() else uuid.uuid4().hex[:12]
+    id_file.write_text(run_id + "\n")
+    return wandb.init(project=cfg.wandb_project, name=cfg.name, id=run_id, resume="allow", dir=str(run_dir),
+                      config=dataclasses.asdict(cfg))
 
 
 def peak_flops(cfg: TrainConfig, ctx) -> float | None:
@@ -568,9 +649,12 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
             ckpt = checkpoint.save(run_dir, step, model, opt, sched, tok, state={}, rank_state={},
                                    keep_last=cfg.keep_last, ctx=ctx)
             keep_model(cfg, ctx, run_dir, step, ckpt)
+    log.close()
     if ctx.main and ckpt is not None:
         checkpoint.link_final(ckpt, run_dir / "final")
     dist.barrier()
+    if ecfg.backend == "vllm":
+        engine.close()  # its teardown destroys the process group: after our last collective
 
 
 # =============================================================================== RL
@@ -714,6 +798,8 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
     # in a thread while the policy trains. vllm: its own weights, synced after each step.
     ecfg = copy.deepcopy(r.engine)
     ecfg.model = str(ckpt / "model") if ckpt else cfg.model
+    if cfg.chat_template or cfg.enable_thinking is not None:  # vLLM's own tokenizer renders what SFT saw
+        ecfg.chat_template = tok.chat_template
     if ecfg.backend == "hf":
         engine = make_engine(ecfg, model=copy.deepcopy(policy) if r.async_rollouts else policy, tokenizer=tok)
     else:
@@ -722,13 +808,15 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
     def sync_engine():
         if ecfg.backend == "hf" and r.async_rollouts:
             engine.model.load_state_dict(policy.state_dict())
-        elif ecfg.backend == "vllm":
-            engine.wake_up()  # sleep mode (engine.enable_sleep_mode) frees its memory while we train
+        elif ecfg.backend == "vllm":  # also wakes an engine that slept (engine.enable_sleep_mode) while we trained
             sd = checkpoint.hf_weights(model, checkpoint.full_state_dict(model, cpu=False))
             engine.sync_weights(sd.items())
             del sd
 
-    pool = ThreadPoolExecutor(1) if r.async_rollouts else None
+    # async: the generation thread must use this rank's GPU (a new thread starts on cuda:0)
+    on_gpu = ctx.device.type == "cuda"
+    pool = ThreadPoolExecutor(1, initializer=torch.cuda.set_device if on_gpu else None,
+                              initargs=(ctx.device,) if on_gpu else ()) if r.async_rollouts else None
 
     def launch(s: int):
         """Draw step s's prompts (every rank draws the same list, keeps its slice) and roll them out."""
@@ -945,9 +1033,12 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
             keep_model(cfg, ctx, run_dir, step, ckpt)
     if pool is not None:
         pool.shutdown()
+    log.close()
     if ctx.main and ckpt is not None:
         checkpoint.link_final(ckpt, run_dir / "final")
     dist.barrier()
+    if ecfg.backend == "vllm":
+        engine.close()  # its teardown destroys the process group: after our last collective
 
 
 def _fmt(x: float | None) -> str:

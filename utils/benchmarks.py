@@ -27,7 +27,9 @@ class BenchmarkConfig:
     name: str = field("bench", help="label used in outputs")
     kind: str = field("math", help="grader: math (math-verify), code (sandboxed tests), env (envs.score)",
                       choices=KINDS)
-    path: str = field("", help="HF dataset id, a local .jsonl/.json/.parquet file, or a directory of shards")
+    path: str = field("", help="HF dataset id, a local .jsonl/.json/.parquet file, a glob of such files (e.g. "
+                              "data/livecodebench/test*.jsonl: every release file, concatenated), or a directory "
+                              "of shards")
     subset: str = field("", help="HF dataset config name (e.g. en-hard)")
     data_files: str = field("", help="HF hub: read these files of the dataset repo (a glob, e.g. "
                                      "*/test_out-*.parquet: every OMEGA family's test_out) as split `train`")
@@ -47,6 +49,8 @@ class BenchmarkConfig:
     date_from: str = field("", help="code: keep problems dated on or after this (YYYY-MM-DD)")
     date_to: str = field("", help="code: keep problems dated on or before this (YYYY-MM-DD)")
     timeout_s: float = field(6.0, help="code: per-test time limit in seconds")
+    expect: int = field(0, help="the problem count the paper reports for this selection (0: none); another count "
+                                "after filtering is reported on stderr (e.g. a different release file)")
 
 
 @dataclass
@@ -68,13 +72,24 @@ DEFAULT_FIELDS = {
 
 def _rows(cfg: BenchmarkConfig) -> tuple[list[dict], str]:
     """Raw rows and a name for error messages."""
+    if any(c in cfg.path for c in "*?["):
+        import glob
+
+        files = sorted(glob.glob(cfg.path))
+        if not files:
+            raise ValueError(f"benchmark {cfg.name}: no file matches {cfg.path}")
+        rows = []
+        for f in files:
+            rows += _rows(BenchmarkConfig(**{**cfg.__dict__, "path": str(f)}))[0]
+        return rows, cfg.path
+    from utils.records import read_jsonl
+
     p = Path(cfg.path)
     if p.is_dir():
         files = sorted(p.glob(f"{cfg.split}-*.jsonl"))
         if not files:
             raise ValueError(f"benchmark {cfg.name}: no {cfg.split}-*.jsonl shards in {p} (unknown split?)")
-        return [json.loads(line) for f in files for line in f.read_text(encoding="utf-8").splitlines()
-                if line.strip()], str(p)
+        return [row for f in files for row in read_jsonl(f)], str(p)  # errors name the file and line
     if p.suffix in (".jsonl", ".json", ".parquet"):
         if not p.is_file():
             raise ValueError(f"benchmark {cfg.name}: file {p} not found")
@@ -82,10 +97,14 @@ def _rows(cfg: BenchmarkConfig) -> tuple[list[dict], str]:
             import datasets
 
             return list(datasets.load_dataset("parquet", data_files=str(p), split="train")), str(p)
-        text = p.read_text(encoding="utf-8")
-        if p.suffix == ".json" and text.lstrip().startswith("["):
-            return json.loads(text), str(p)
-        return [json.loads(line) for line in text.splitlines() if line.strip()], str(p)
+        if p.suffix == ".json" and p.read_bytes().lstrip().startswith(b"["):
+            try:
+                return json.loads(p.read_text(encoding="utf-8")), str(p)
+            except UnicodeDecodeError as e:
+                raise ValueError(f"{p}: not UTF-8 text (byte {e.start})") from None
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{p}:{e.lineno}: not valid JSON ({e.msg}, column {e.colno})") from None
+        return list(read_jsonl(p)), str(p)
     import datasets  # a hub id: needs the network (or a warm HF cache)
 
     try:
@@ -112,7 +131,18 @@ def load_problems(cfg: BenchmarkConfig) -> list[Problem]:
     ids = [p.id for p in problems]
     if len(set(ids)) != len(ids):
         raise ValueError(f"benchmark {cfg.name}: duplicate problem ids in {source}")
+    if cfg.expect and len(problems) != cfg.expect:
+        import sys
+
+        print(f"benchmark {cfg.name}: {len(problems)} problems selected from {source}, the paper reports "
+              f"{cfg.expect}: results are not comparable with its numbers", file=sys.stderr, flush=True)
     return problems
+
+
+def problem_from_row(cfg: BenchmarkConfig, row: dict, i: int) -> Problem:
+    """One dataset row as a Problem, with cfg's field mapping over the kind's defaults (the code
+    env envs/code/contest.py reads training problems this way); ValueError naming the row."""
+    return _problem(cfg, {**DEFAULT_FIELDS[cfg.kind], **cfg.fields}, row, i, cfg.path)
 
 
 def _get(row: dict, fields: dict, key: str, cfg: BenchmarkConfig, source: str, i: int, required: bool = True):

@@ -19,18 +19,19 @@ def matrix_square(m, c):
 
 
 def characteristic_polynomial(m, c):
-    """Faddeev-LeVerrier: coefficients of det(xI - A), highest power first."""
+    """Faddeev-LeVerrier: coefficients of det(xI - A), highest power first. For an integer matrix
+    every M_k is an integer matrix and each division by k is exact."""
     n = len(m)
     c.tick(n ** 4)
-    coeffs = [Fraction(1)]
-    mk = [[Fraction(0)] * n for _ in range(n)]  # M_0 = 0
+    coeffs = [1]
+    mk = [[0] * n for _ in range(n)]  # M_0 = 0
     for k in range(1, n + 1):
         # M_k = A M_{k-1} + c_{n-k+1} I;  c_{n-k} = -tr(A M_k) / k
         prod = [[sum(m[i][t] * mk[t][j] for t in range(n)) for j in range(n)] for i in range(n)]
         mk = [[prod[i][j] + (coeffs[-1] if i == j else 0) for j in range(n)] for i in range(n)]
         am = [[sum(m[i][t] * mk[t][j] for t in range(n)) for j in range(n)] for i in range(n)]
-        coeffs.append(-sum(am[i][i] for i in range(n)) / k)
-    return [int(x) for x in coeffs]
+        coeffs.append(-sum(am[i][i] for i in range(n)) // k)
+    return coeffs
 
 
 def matrix_rank(m, c):
