@@ -71,7 +71,7 @@ STAGES = [
     Stage("eval_teacher", "python evaluate.py --config configs/eval/puzzles.yaml name=eval/dsr_teacher n=4 k=[1,2,4] "
                           "max_tokens=32768 engine.backend=openai engine.model=deepseek-reasoner "
                           "engine.base_url=https://api.deepseek.com/v1 engine.api_key_env=DEEPSEEK_API_KEY "
-                          "engine.omit_params=[temperature,top_p]",
+                          "engine.omit_params=[temperature,top_p,n]",
           ["engine.backend=replay", "engine.replay_path={out}/teacher_replay.jsonl", "n=2", "k=[1,2]",
            "bootstrap=20"]),
     Stage("compare", "python evaluate.py compare runs/eval/base runs/eval/sft runs/eval/vanilla runs/eval/novelty"),
