@@ -220,3 +220,41 @@ def test_records_in_no_bin_are_never_drawn_by_a_curriculum(tmp_path):
         PromptSampler(SamplerConfig(sources=[Source(data=str(tmp_path / "b"), split="train")], curriculum=cfg.curriculum),
                       seed=0,
                       rollouts_per_problem=8, total_steps=10)
+
+
+def test_ranks_on_a_node_share_the_cores_when_grading(monkeypatch):
+    """Eight torchrun ranks on a node each score their rollouts: each grades with its share of the
+    cores, not all of them (8 x cpu_count sandboxed processes otherwise)."""
+    from envs.code import contest
+    from utils.sandbox import Result
+
+    seen = []
+
+    class Stub:
+        def run_many(self, jobs, workers=None, *, timeout_s=2.0, memory_mb=512):
+            seen.append(workers)
+            return [Result("ok", stdout="3\n") for _ in jobs]
+
+    monkeypatch.setattr(contest, "_sandbox", lambda: Stub())
+    monkeypatch.setattr(contest.os, "cpu_count", lambda: 16)
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "8")
+    rec = envs.make("code_contest").generate(0)
+    envs.score(rec, "```python\nprint(3)\n```")
+    assert seen and set(seen) == {2}
+
+
+def test_seeds_are_the_first_solution_of_each_solved_real_problem(tmp_path):
+    from envs.code.data import SeedsConfig, solved_seeds
+    from utils.records import write_jsonl
+
+    code = "```python\nprint({})\n```"
+    write_jsonl(tmp_path / "samples.jsonl", [
+        {"step": 1, "id": "a", "env": "code_contest", "response": code.format(1), "correct": True},
+        {"step": 2, "id": "a", "env": "code_contest", "response": code.format(2), "correct": True},
+        {"step": 2, "id": "b", "env": "code_contest", "response": code.format(3), "correct": False},
+        {"step": 3, "id": "c", "env": "induction", "response": code.format(4), "correct": True},
+        {"step": 3, "id": "d", "env": "code_contest", "response": "no code", "correct": True}])
+    seeds, counts = solved_seeds(SeedsConfig(samples=[str(tmp_path)]))
+    assert [s["text"] for s in seeds] == ["print(1)\n"] and seeds[0]["source"]["id"] == "a"
+    assert counts["correct"] == 3 and counts["seeds"] == 1
+    assert len(solved_seeds(SeedsConfig(samples=[str(tmp_path)], per_problem=2, env=""))[0]) == 3
