@@ -132,8 +132,7 @@ def dedupe_key(rec: dict) -> str:
 def generate_envs(cfg: GenerateConfig) -> dict:
     from multiprocessing import get_context
 
-    from tqdm import tqdm
-
+    from utils.progress import Progress
     from utils.records import derive_seed, read_jsonl, shard_path, write_jsonl
 
     out = Path(cfg.out)
@@ -161,7 +160,7 @@ def generate_envs(cfg: GenerateConfig) -> dict:
             jobs = [(e_idx, i) for e_idx, e in enumerate(entries) for i in range(e.count)]
             n_shards = (len(jobs) + cfg.shard_size - 1) // cfg.shard_size
             counts = summary.setdefault(split, {})
-            bar = tqdm(total=len(jobs), desc=f"{split}", unit="rec", file=sys.stderr, disable=None)
+            bar = Progress(len(jobs), split, unit="rec")
             for k in range(n_shards):
                 path = shard_path(out, split, k)
                 chunk = jobs[k * cfg.shard_size:(k + 1) * cfg.shard_size]
@@ -237,11 +236,31 @@ def print_summary(s: dict) -> None:
     print(f"generated {s['records_generated_now']} records in {s['seconds']} s{rate}")
 
 
+def first_records(cfg: GenerateConfig) -> None:
+    """Generate the first record of every entry before anything is written: params or a difficulty
+    that the constructor accepts but the generator refuses (a size out of range) stop the run with
+    one line naming the entry, instead of a traceback from a pool worker after the output exists."""
+    from utils.config import fail
+    from utils.records import derive_seed
+
+    for split, entries in cfg.splits.items():
+        for i, e in enumerate(entries):
+            if e.count < 1:
+                continue
+            try:
+                _env(e.env, e.params).generate(seed=derive_seed(cfg.seed, split, i, 0, 0), difficulty=e.difficulty)
+            except Exception as err:  # any generator failure: reported, never a traceback
+                key = f"splits.{split}.{i}." + ("params" if e.params else "difficulty")
+                fail(cfg, key, f"{e.env}: {type(err).__name__}: {err}", "generate.py")
+
+
 def main(argv: list[str]) -> None:
     cfg = load(GenerateConfig, argv, prog="generate.py")
     from utils.config import save_run_info
     from utils.records import atomic_write_text
 
+    if cfg.mode == "envs":
+        first_records(cfg)
     save_run_info(cfg, cfg.out, seed=cfg.seed)
     if cfg.mode == "envs":
         summary = generate_envs(cfg)

@@ -9,6 +9,7 @@ from envs.compose.brick import Counter
 from envs.compose.bricks import BRICKS
 
 CASES = [
+    ('prune_leaves', {'n': 2, 'edges': [[0, 1]]}, None),  # regression: gave an empty, invalid tree
     ('prefix_function', 'abacaba', [0, 0, 1, 0, 1, 2, 3]),
     ('z_function', 'aabxaab', [7, 1, 0, 0, 3, 1, 0]),
     ('longest_palindromic_substring', 'abacdfgdcaba', 'aba'),

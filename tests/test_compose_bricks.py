@@ -55,9 +55,14 @@ def test_enough_bricks_over_enough_types():
 
 
 def test_pools():
-    assert len(POOLS["core50"]) == 50 == len(set(POOLS["core50"]))
-    assert POOLS["all"][:50] == POOLS["core50"] and sorted(POOLS["all"]) == NAMES
-    assert [b.name for b in pool_bricks("all", 50)] == POOLS["core50"]
+    for name in ("base50", "core50"):
+        assert len(POOLS[name]) == 50 == len(set(POOLS[name]))
+    assert POOLS["all"][:50] == POOLS["base50"] and sorted(POOLS["all"]) == NAMES
+    assert [b.name for b in pool_bricks("all", 50)] == POOLS["base50"]
+    base = [BRICKS[n] for n in POOLS["base50"]]  # the documented choice: typed, algorithmic, composable
+    assert BOOL not in {b.y for b in base} and sum(n in ALGORITHMIC for n in POOLS["base50"]) >= 45
+    for t in set(TYPES) - {BOOL}:
+        assert sum(b.x == t for b in base) >= 2 and sum(b.y == t for b in base) >= 1, t
     assert [b.name for b in pool_bricks(["digits", "list_sum"])] == ["digits", "list_sum"]
     for bad in ("nope", ["no_such_brick"]):
         with pytest.raises(ValueError):

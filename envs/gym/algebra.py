@@ -4,7 +4,7 @@ factorisation into linear factors, determinants. All arithmetic is exact (int / 
 from __future__ import annotations
 
 from collections import Counter
-from fractions import Fraction
+import math
 
 from envs.compose.samplers import ints_of, matrix_of
 
@@ -113,15 +113,21 @@ class PolynomialInterpolation(GymEnv):
     def brick_apply(self, ys, counter):
         k = len(ys) - 1
         counter.tick((k + 1) ** 2)
-        coeffs = [Fraction(0)] * (k + 1)  # lowest power first; Newton's forward differences
-        basis, diffs = [Fraction(1)], list(ys)
+        fact = math.factorial(k)  # k! * P = sum of (k-th differences at 0) * (k!/j!) * x(x-1)...(x-j+1)
+        total, falling, diffs = [0] * (k + 1), [1], list(ys)  # coefficients lowest power first
         for j in range(k + 1):
-            coeffs[:len(basis)] = [c + diffs[0] * b for c, b in zip(coeffs, basis)] + coeffs[len(basis):]
+            scale = diffs[0] * (fact // math.factorial(j))
+            for i, c in enumerate(falling):
+                total[i] += scale * c
             diffs = [b - a for a, b in zip(diffs, diffs[1:])]
-            basis = [(x - j * y) / (j + 1) for x, y in zip([Fraction(0)] + basis, basis + [Fraction(0)])]
+            falling = [(falling[i - 1] if i else 0) - j * (falling[i] if i < len(falling) else 0)
+                       for i in range(len(falling) + 1)]
+        if any(c % fact for c in total):
+            return None
+        coeffs = [c // fact for c in total]
         while len(coeffs) > 1 and coeffs[-1] == 0:
             coeffs.pop()
-        return [int(c) for c in reversed(coeffs)] if all(c.denominator == 1 for c in coeffs) else None
+        return coeffs[::-1]
 
     def size(self, difficulty):
         return difficulty + 1

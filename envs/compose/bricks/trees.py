@@ -223,6 +223,8 @@ def prune_leaves(t, c):
         deg[u] += 1
         deg[v] += 1
     keep = [u for u in range(n) if deg[u] > 1]
+    if not keep:
+        return None  # a single edge: nothing but leaves
     label = {u: i for i, u in enumerate(keep)}
     return make_graph(len(keep), [[label[u], label[v]] for u, v in t["edges"] if u in label and v in label])
 
@@ -309,7 +311,7 @@ BRICKS = by_name([
     Brick("relabel_bfs", TREE, TREE, "Renumber the nodes in breadth-first order from node 0 (children in increasing "
           "order of their old numbers): the k-th node visited becomes node k.", relabel_bfs),
     Brick("prune_leaves", TREE, TREE, "Delete every leaf (node with one neighbour), then renumber the remaining nodes "
-          "0, 1, ... keeping their order.", prune_leaves),
+          "0, 1, ... keeping their order (no output if no node remains).", prune_leaves),
     Brick("parents_to_tree", LIST_INT, TREE, "Read the list as a parent array (entry i is the parent of node i, -1 for "
           "the root) and give the tree (no output unless it describes one tree).", parents_to_tree, random_parents),
     Brick("parens_tree", STR, TREE, "Read a balanced parenthesis string as a rooted tree: each matched pair is a node, "
