@@ -24,9 +24,27 @@ BENCH = ROOT / "tests" / "data" / "bench"
 
 
 def eval_cfg(name: str, *extra: str):
+    """An eval config as shipped, its local benchmark files (LiveCodeBench releases, absent here)
+    replaced by the fixture unless extra says otherwise."""
     from evaluate import EvalConfig
 
-    return load_or_raise(EvalConfig, ["--config", str(ROOT / "configs" / "eval" / name), "model=Qwen/any", *extra])
+    benches = [{**b, "path": str(BENCH / "livecodebench.jsonl")} if b["kind"] == "code" else b
+               for b in cpu.raw_config(ROOT / "configs" / "eval" / name)["benchmarks"]]
+    return load_or_raise(EvalConfig, ["--config", str(ROOT / "configs" / "eval" / name), "model=Qwen/any",
+                                      "engine.backend=replay", f"benchmarks={json.dumps(benches)}", *extra])
+
+
+def test_shipped_lcb_config_fails_at_load_without_its_files(tmp_path, monkeypatch):
+    from evaluate import EvalConfig
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match=r"benchmarks\.0\.path.*test\*\.jsonl matches no file"):
+        load_or_raise(EvalConfig, ["--config", str(ROOT / "configs" / "eval" / "livecodebench.yaml"), "model=Qwen/any",
+                                   "engine.backend=replay"])
+    (tmp_path / "data" / "livecodebench").mkdir(parents=True)
+    (tmp_path / "data" / "livecodebench" / "test5.jsonl").write_text((BENCH / "livecodebench.jsonl").read_text())
+    load_or_raise(EvalConfig, ["--config", str(ROOT / "configs" / "eval" / "livecodebench.yaml"), "model=Qwen/any",
+                               "engine.backend=replay"])
 
 
 def test_eval_configs_are_the_papers_protocol():
@@ -59,8 +77,8 @@ def test_lcb_windows_select_by_date_from_release_files(tmp_path, capsys):
     assert got == {"lcb": ["c2", "c3"], "lcbv5": ["c1", "c2", "c3"]}
     err = capsys.readouterr().err
     assert "lcb: 2 problems selected" in err and "the paper reports 454" in err and "lcbv5" not in err
-    with pytest.raises(ValueError, match="no file matches"):
-        load_benchmarks(with_path(f"{tmp_path}/none*.jsonl"))
+    with pytest.raises(ConfigError, match="none\\*.jsonl matches no file"):
+        with_path(f"{tmp_path}/none*.jsonl")
 
 
 # ------------------------------------------------------------------ reasoning effort
