@@ -419,3 +419,22 @@ def test_scheduling_optima_match_brute_force():
         rec = envs.make("interval_partitioning").generate(seed, 2)
         m = problem(rec)["meetings"]
         assert problem(rec)["optimum"] == max(sum(a <= t < b for a, b in m) for t in range(max(b for _, b in m)))
+
+
+def test_bracelets_match_brute_force():
+    env = envs.make("necklace_counting")
+    seen = 0
+    for seed in range(40):
+        p = problem(env.generate(seed, 0))
+        if p["n"] > 7:
+            continue
+        n, k = p["n"], p["k"]
+        shapes = set()
+        for t in itertools.product(range(k), repeat=n):
+            turns = [t[i:] + t[:i] for i in range(n)]
+            if p["bracelet"]:
+                turns += [r[::-1] for r in turns]
+            shapes.add(min(turns))
+        assert p["count"] == len(shapes)
+        seen += p["bracelet"]
+    assert seen
