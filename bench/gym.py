@@ -7,7 +7,7 @@ collects it into bench/RESULTS.md), progress on stderr.
 Rates are items per CPU second on one core: this process plus its worker processes (the sympy
 envs score in a killable worker), so a busy machine does not skew them. Generation draws fresh
 seeds at difficulty 10; scoring scores the gold answers of 20 records (full responses, tag
-extraction included) in turn. Memory: the peak traced allocation while generating 20 records,
+extraction included) in turn. Memory: the peak traced allocation while generating 10 records,
 and the process's peak RSS at the end. A generator slower than 50 records/s at difficulty 10 or
 a scorer slower than 1,000 answers/s is listed as a defect.
 
