@@ -9,7 +9,8 @@ schedule and the adaptive difficulty controller, behind one `sample(step, n)`.
 
 Each prompt first picks a source by weight (the env mix). A static source picks a record; with a
 curriculum (utils/curriculum.py), first a bin by the schedule's weights at this step, among the
-bins the source's records carry (in `meta[<schedule.key>]`). A live source generates a record:
+bins the source's records carry (in `meta[<schedule.key>]`; a record whose field is null is in
+no bin and is never drawn under a curriculum, one without the field is an error). A live source generates a record:
 with the adaptive controller (RLVE) the controller picks the env and difficulty among the live
 sources; else the difficulty is the source's `bins[<curriculum bin>]`, its fixed `difficulty`, or
 uniform in [difficulty, difficulty_max] (a static distribution, the baseline RLVE argues against).
@@ -21,6 +22,9 @@ RLVE implementation does the same; envs/gym/adaptive.py): update() counts the re
 and the batch is judged when all n x rollouts_per_problem results of the last sample() are in,
 or at the latest when the next batch is drawn.
 
+A static source names a split of a generate.py dataset (`{data: runs/data/puzzles, split: train_rl}`);
+a reference that resolves to a test split is refused (utils/records.py: resolve_split).
+
 Draws are with replacement from a per-step RNG (no cursor to save), so a resumed run draws the
 same prompts as an uninterrupted one.
 """
@@ -31,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, List, Protocol
 
 from utils.config import field
-from utils.records import derive_seed, load_records
+from utils.records import DataRefError, derive_seed, load_split, resolve_split
 
 
 @dataclass
@@ -46,7 +50,10 @@ class Source:
                                          "-1: d = difficulty")
     bins: dict = field({}, help="live env + curriculum: the difficulty of each curriculum bin, e.g. "
                                 "{easy: 0, medium: 4, hard: 8}")
-    data: str = field("", help="static: a JSONL file or directory of records (generate.py output)")
+    data: str = field("", help="static: records from generate.py: a directory of shards (name the split), a "
+                               "JSONL file or a glob. A test split is refused: training never reads one")
+    split: str = field("", help="static: the split to read from a directory of shards, e.g. train_rl "
+                                "(reads train_rl-*.jsonl only); required for a directory")
     weight: float = field(1.0, help="share of the prompts drawn from this source (the env mix)")
 
 
@@ -143,11 +150,16 @@ class SamplerConfig:
                 yield key, "give exactly one of env (live) or data (static records)"
             elif s.env and s.env not in envs.REGISTRY and not s.env.startswith(envs.RG_PREFIX):
                 yield f"{key}.env", f"unknown env {s.env!r}"
+            elif s.env in envs.REGISTRY:
+                try:  # constructors are cheap and check their params (a bad width, a missing data file)
+                    envs.make(s.env, **s.params)
+                except (TypeError, ValueError) as e:
+                    yield f"{key}.params", str(e)
             elif s.data:
-                from pathlib import Path
-
-                if not Path(s.data).exists():
-                    yield f"{key}.data", f"{s.data} does not exist"
+                try:
+                    resolve_split(s.data, s.split)
+                except DataRefError as e:
+                    yield f"{key}.{e.key}", str(e)
             if s.weight <= 0:
                 yield f"{key}.weight", "must be > 0"
             if s.difficulty < 0:
@@ -219,13 +231,14 @@ class PromptSampler:
                 self._by_name.setdefault(s.env, self.envs[i])
             else:
                 bins: dict[str | None, list[dict]] = {}
-                for rec in load_records(s.data):
+                for rec in load_split(s.data, s.split):
                     label = None
                     if self.schedule is not None:
-                        label = (rec.get("meta") or {}).get(self.schedule.key)
-                        if label is None:
+                        meta = rec.get("meta") or {}
+                        if self.schedule.key not in meta:
                             raise ValueError(f"data source {s.data}: record {rec.get('id')} has no "
                                              f"meta.{self.schedule.key}, the curriculum's bin field")
+                        label = meta[self.schedule.key]  # null: in no bin (e.g. a pass rate between bins)
                     bins.setdefault(label, []).append(rec)
                 if not bins:
                     raise ValueError(f"data source {s.data}: no records")
