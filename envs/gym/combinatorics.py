@@ -225,7 +225,7 @@ class TreeIndependentSetsCounting(CountEnv):
 
     name = "tree_independent_sets_counting"
     brick_io = ("list[int]", "int")
-    brick_text = "the number of independent sets (the empty set included) of the tree in which vertex i + 1 has parent p[i] (p[i] <= i), for the list p"
+    brick_text = "the number of independent sets (the empty set included) of the tree in which vertex i + 1 has parent p[i] (p[i] <= i), for the list p."
 
     def size(self, difficulty):
         return 2 * difficulty + 5
@@ -268,7 +268,7 @@ class LisCounting(CountEnv):
 
     name = "lis_counting"
     brick_io = ("list[int]", "int")
-    brick_text = "the number of longest strictly increasing subsequences of the list, counted by positions"
+    brick_text = "the number of longest strictly increasing subsequences of the list, counted by positions."
 
     def size(self, difficulty):
         return difficulty + 6
@@ -311,7 +311,7 @@ class DistinctSubsequencesCounting(CountEnv):
 
     name = "distinct_subsequences_counting"
     brick_io = ("str", "int")
-    brick_text = "the number of distinct non-empty subsequences of the string"
+    brick_text = "the number of distinct non-empty subsequences of the string."
 
     def size(self, difficulty):
         return 2 * difficulty + 6
@@ -381,7 +381,7 @@ class BracketCompletionCounting(CountEnv):
 
     name = "bracket_completion_counting"
     brick_io = ("str", "int")
-    brick_text = "the number of ways to replace each '?' of the string by '(' or ')' so that the brackets are balanced"
+    brick_text = "the number of ways to replace each '?' of the string by '(' or ')' so that the brackets are balanced."
 
     def size(self, difficulty):
         return 2 * (difficulty + 3)
@@ -460,7 +460,7 @@ class LatticePointsInCircle(CountEnv):
 
     name = "lattice_points_in_circle"
     brick_io = ("int", "int")
-    brick_text = "the number of integer points (x, y) with x^2 + y^2 <= r^2, for the radius r"
+    brick_text = "the number of integer points (x, y) with x^2 + y^2 <= r^2, for the radius r."
 
     def size(self, difficulty):
         return 10 * (difficulty + 1)
