@@ -23,10 +23,10 @@ CPU = ["rl.engine.backend=hf", "rl.steps=2", "rl.batch_size=8", "rl.group_size=4
        "data.adaptive.min_samples_factor=1"]
 
 
-def load(name: str, *extra: str):
+def load(name: str, model: str):
     import train
 
-    return load_or_raise(train.TrainConfig, ["--config", str(PAPER / f"{name}.yaml"), "model=Qwen/any", *extra])
+    return load_or_raise(train.TrainConfig, ["--config", str(PAPER / f"{name}.yaml"), f"model={model}"])
 
 
 def held_out_envs() -> list[str]:
@@ -34,29 +34,6 @@ def held_out_envs() -> list[str]:
 
     cfg = load_or_raise(generate.GenerateConfig, ["--config", str(ROOT / "configs" / "generate" / "rlve_held_out.yaml")])
     return sorted({e.env for e in cfg.splits["test"]})
-
-
-def test_no_training_config_draws_a_held_out_env():
-    from envs.gym import GYM
-
-    held_out = held_out_envs()
-    assert len(held_out) == 18 and set(held_out) <= set(GYM)
-    picks = {}
-    for name in TRAINING:
-        pool = load(name).data.pool
-        assert sorted(pool.exclude) == held_out, f"{name}: the held-out lists must agree"
-        picks[name] = pool.names()
-        assert not set(picks[name]) & set(held_out)
-    assert picks["rlve_adaptive"] == [n for n in picks["rlve_adaptive"] if n in GYM]
-    assert len(picks["rlve_adaptive"]) == len(GYM) - 18, "all: every discovered gym env but the held-out ones"
-    sizes = [1, 4, 16, 64]
-    for small, big in zip(sizes, sizes[1:]):
-        assert set(picks[f"rlve_envs_{small}"]) < set(picks[f"rlve_envs_{big}"]), "nested picks"
-    assert set(picks["rlve_envs_64"]) < set(picks["rlve_adaptive"])
-    for name in ("rlve_static_low", "rlve_static_high"):
-        cfg = load(name)
-        assert not cfg.data.adaptive.enabled and cfg.data.pool.difficulty_max > cfg.data.pool.difficulty == 0
-    assert load("rlve_adaptive").data.adaptive.enabled
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +51,29 @@ def one_thread():
     torch.set_num_threads(n)
 
 
+def test_no_training_config_draws_a_held_out_env(tiny):
+    from envs.gym import GYM
+
+    held_out = held_out_envs()
+    assert len(held_out) == 18 and set(held_out) <= set(GYM)
+    picks = {}
+    for name in TRAINING:
+        pool = load(name, tiny).data.pool
+        assert sorted(pool.exclude) == held_out, f"{name}: the held-out lists must agree"
+        picks[name] = pool.names()
+        assert not set(picks[name]) & set(held_out)
+    assert picks["rlve_adaptive"] == [n for n in picks["rlve_adaptive"] if n in GYM]
+    assert len(picks["rlve_adaptive"]) == len(GYM) - 18, "all: every discovered gym env but the held-out ones"
+    sizes = [1, 4, 16, 64]
+    for small, big in zip(sizes, sizes[1:]):
+        assert set(picks[f"rlve_envs_{small}"]) < set(picks[f"rlve_envs_{big}"]), "nested picks"
+    assert set(picks["rlve_envs_64"]) < set(picks["rlve_adaptive"])
+    for name in ("rlve_static_low", "rlve_static_high"):
+        cfg = load(name, tiny)
+        assert not cfg.data.adaptive.enabled and cfg.data.pool.difficulty_max > cfg.data.pool.difficulty == 0
+    assert load("rlve_adaptive", tiny).data.adaptive.enabled
+
+
 @pytest.mark.parametrize("name", TRAINING)
 def test_training_config_runs_on_cpu(name, tiny, tmp_path, one_thread):
     import train
@@ -82,7 +82,7 @@ def test_training_config_runs_on_cpu(name, tiny, tmp_path, one_thread):
     run = tmp_path / "paper" / name
     metrics = [json.loads(line) for line in open(run / "metrics.jsonl")]
     assert [m["step"] for m in metrics] == [1, 2]
-    cfg = load(name)
+    cfg = load(name, tiny)
     live = {k.split("/", 1)[1] for k in metrics[-1] if k.startswith("difficulty/")}
     assert live == set(cfg.data.pool.names()), "the run trains on exactly the pool's envs"
     drawn = [json.loads(line) for line in open(run / "samples.jsonl")]
