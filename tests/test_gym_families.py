@@ -438,3 +438,77 @@ def test_bracelets_match_brute_force():
         assert p["count"] == len(shapes)
         seen += p["bracelet"]
     assert seen
+
+
+# ---------------------------------------------------------------------------- dp_optimization.py
+
+def test_dp_optima_match_brute_force():
+    from functools import lru_cache
+
+    for seed in range(3):
+        p = problem(envs.make("min_path_sum_grid").generate(seed, 2))  # 4 x 4
+        g, n = p["grid"], len(p["grid"])
+        costs = []
+        for downs in itertools.combinations(range(2 * n - 2), n - 1):
+            r = c = 0
+            total = g[0][0]
+            for k in range(2 * n - 2):
+                r, c = (r + 1, c) if k in downs else (r, c + 1)
+                total += g[r][c]
+            costs.append(total)
+        assert p["optimum"] == min(costs)
+        rec = envs.make("min_cut").generate(seed, 0)  # 4 vertices, 8 edges
+        p = problem(rec)
+        edges = [tuple(e[:2]) for e in p["edges"]]
+        cap = {tuple(e[:2]): e[2] for e in p["edges"]}
+        best = None
+        for k in range(len(edges) + 1):
+            for cut in itertools.combinations(edges, k):
+                seen, stack = {0}, [0]
+                while stack:
+                    u = stack.pop()
+                    for a, b in edges:
+                        if a == u and (a, b) not in cut and b not in seen:
+                            seen.add(b)
+                            stack.append(b)
+                if p["n"] - 1 not in seen:
+                    cost = sum(cap[e] for e in cut)
+                    best = cost if best is None else min(best, cost)
+        assert p["optimum"] == best and value(rec, _gold(rec)) == 1.0
+        p = problem(envs.make("balanced_partition").generate(seed, 0))
+        nums = p["numbers"]
+        assert p["optimum"] == min(abs(sum(nums) - 2 * sum(s)) for k in range(len(nums) + 1)
+                                   for s in itertools.combinations(nums, k))
+        p = problem(envs.make("max_submatrix_sum").generate(seed, 0))
+        m = p["matrix"]
+        assert p["best"] == max(sum(sum(row[c1:c2 + 1]) for row in m[r1:r2 + 1]) for r1 in range(3)
+                                for r2 in range(r1, 3) for c1 in range(3) for c2 in range(c1, 3))
+        p = problem(envs.make("rod_cutting").generate(seed, 1))
+        prices = p["prices"]
+
+        @lru_cache(maxsize=None)
+        def rod(n):
+            return max([prices[k - 1] + rod(n - k) for k in range(1, n + 1)], default=0)
+
+        assert p["optimum"] == rod(len(prices))
+        p = problem(envs.make("min_coin_change").generate(seed, 0))
+        fewest = {0: 0}
+        for a in range(1, p["amount"] + 1):
+            opts = [fewest[a - c] + 1 for c in p["coins"] if c <= a and a - c in fewest]
+            if opts:
+                fewest[a] = min(opts)
+        assert p["optimum"] == fewest[p["amount"]]
+
+    @lru_cache(maxsize=None)
+    def drops(eggs, floors):  # the classic recursion over the first drop
+        if floors == 0 or eggs == 1:
+            return floors
+        return 1 + min(max(drops(eggs - 1, x - 1), drops(eggs, floors - x)) for x in range(1, floors + 1))
+
+    for seed in range(3):
+        p = problem(envs.make("egg_dropping").generate(seed, 1))
+        assert p["value"] == drops(p["eggs"], p["floors"])
+    rec = envs.make("fractional_knapsack").generate(0, 1)
+    gold = _gold(rec).split()
+    assert value(rec, " ".join(gold)) == 1.0 and value(rec, " ".join(["0"] * len(gold))) == 0.0
+    assert value(rec, " ".join(["1"] * len(gold))) == 0.0 and value(rec, " ".join(["2"] * len(gold))) == -0.5
