@@ -13,7 +13,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from envs.gym.base import BELOW_ONE, INT_FORMAT, GymEnv, IntEnv, Retry, ask, index_set, int_list, ratio, to_fraction
-from envs.gym.graphs import _edge_lines, _random_pairs, max_flow
+from envs.gym.graphs import _edge_lines, _random_pairs, max_flow_cut
 
 
 class MinCoinChange(GymEnv):
@@ -215,8 +215,9 @@ class MinCut(GymEnv):
         pairs += _random_pairs(rng, n, 2 * n - len(pairs), directed=True, avoid=pairs)
         edges = [(u, v, rng.randint(1, 20)) for u, v in pairs]
         rng.shuffle(edges)
-        value = max_flow(n, edges, 0, n - 1)
-        return {"n": n, "edges": edges, "optimum": value}, _edge_lines(_min_cut_edges(n, edges))
+        value, side = max_flow_cut(n, edges, 0, n - 1)
+        cut = sorted({(u, v) for u, v, _ in edges if u in side and v not in side})
+        return {"n": n, "edges": edges, "optimum": value}, _edge_lines(cut)
 
     def prompt(self, problem):
         n = problem["n"]
@@ -247,35 +248,6 @@ class MinCut(GymEnv):
         if n - 1 in seen:
             return 0.0
         return ratio(problem["optimum"], sum(cap[e] for e in cut), 5)
-
-
-def _min_cut_edges(n: int, edges: list) -> list[tuple[int, int]]:
-    """The edges leaving the set reachable from 0 in the residual network of a maximum flow."""
-    cap = [[0] * n for _ in range(n)]
-    for u, v, c in edges:
-        cap[u][v] += c
-    flow = [[0] * n for _ in range(n)]
-    while True:  # Edmonds-Karp, keeping the flow
-        prev = [-1] * n
-        prev[0] = 0
-        queue = [0]
-        for u in queue:
-            for v in range(n):
-                if prev[v] < 0 and cap[u][v] - flow[u][v] > 0:
-                    prev[v] = u
-                    queue.append(v)
-        if prev[n - 1] < 0:
-            break
-        push, v = float("inf"), n - 1
-        while v:
-            push, v = min(push, cap[prev[v]][v] - flow[prev[v]][v]), prev[v]
-        v = n - 1
-        while v:
-            flow[prev[v]][v] += push
-            flow[v][prev[v]] -= push
-            v = prev[v]
-    side = {v for v in range(n) if prev[v] >= 0}
-    return sorted({(u, v) for u, v, _ in edges if u in side and v not in side})
 
 
 class BalancedPartition(GymEnv):
