@@ -512,3 +512,44 @@ def test_dp_optima_match_brute_force():
     gold = _gold(rec).split()
     assert value(rec, " ".join(gold)) == 1.0 and value(rec, " ".join(["0"] * len(gold))) == 0.0
     assert value(rec, " ".join(["1"] * len(gold))) == 0.0 and value(rec, " ".join(["2"] * len(gold))) == -0.5
+
+
+# ---------------------------------------------------------------------------- graph_algorithms.py
+
+def test_graph_algorithms_match_networkx():
+    nx = pytest.importorskip("networkx")
+    from envs.gym.graph_algorithms import _canonical
+
+    for seed in range(2):
+        p = problem(envs.make("strongly_connected_components").generate(seed, 3))
+        g = nx.DiGraph()
+        g.add_nodes_from(range(p["n"]))
+        g.add_edges_from(map(tuple, p["edges"]))
+        comp = {v: i for i, c in enumerate(nx.strongly_connected_components(g)) for v in c}
+        rec = envs.make("strongly_connected_components").generate(seed, 3)
+        assert _gold(rec).split() == list(map(str, _canonical([comp[v] for v in range(p["n"])])))
+        p = problem(envs.make("articulation_points").generate(seed, 3))
+        assert sorted(p["cuts"]) == sorted(nx.articulation_points(nx.Graph(list(map(tuple, p["edges"])))))
+        p = problem(envs.make("bellman_ford").generate(seed, 3))
+        g = nx.DiGraph()
+        g.add_nodes_from(range(p["n"]))
+        g.add_weighted_edges_from(map(tuple, p["edges"]))
+        dist = nx.single_source_bellman_ford_path_length(g, 0)
+        assert p["dist"] == [str(dist[v]) if v in dist else "x" for v in range(p["n"])]
+        p = problem(envs.make("dag_path_counting").generate(seed, 2))
+        g = nx.DiGraph(list(map(tuple, p["edges"])))
+        assert p["count"] == sum(1 for _ in nx.all_simple_paths(g, 0, p["n"] - 1))
+        p = problem(envs.make("tree_distance_sum").generate(seed, 2))
+        g = nx.Graph()
+        g.add_weighted_edges_from(map(tuple, p["edges"]))
+        assert 2 * p["count"] == sum(sum(d.values()) for _, d in nx.all_pairs_dijkstra_path_length(g))
+        rec = envs.make("tree_centroid").generate(seed, 3)
+        p = problem(rec)
+        g = nx.Graph(list(map(tuple, p["edges"])))
+        centroids = [v for v in g if max((len(c) for c in nx.connected_components(nx.restricted_view(g, [v], []))),
+                                         default=0) * 2 <= p["n"]]
+        assert all(value(rec, str(v)) == (1.0 if v in centroids else 0.0) for v in g)
+        rec = envs.make("graph_isomorphism").generate(seed, 3)
+        p = problem(rec)
+        assert value(rec, _gold(rec)) == 1.0 and nx.is_isomorphic(nx.Graph(list(map(tuple, p["g"]))),
+                                                                   nx.Graph(list(map(tuple, p["h"]))))
