@@ -2,7 +2,7 @@
 then the gym against reasoning-gym on the tasks both have. Markdown on stdout (`make bench`
 collects it into bench/RESULTS.md), progress on stderr.
 
-    python bench/gym.py [--seconds 0.3] [--difficulty 10] [--envs sorting,sudoku] [--no-rg]
+    python bench/gym.py [--seconds 0.2] [--difficulty 10] [--envs sorting,sudoku] [--no-rg]
 
 Rates are items per CPU second on one core: this process plus its worker processes (the sympy
 envs score in a killable worker), so a busy machine does not skew them. Generation draws fresh
@@ -152,7 +152,7 @@ def rg_table(seconds: float) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=0.3, help="CPU seconds per rate measurement")
+    ap.add_argument("--seconds", type=float, default=0.2, help="CPU seconds per rate measurement")
     ap.add_argument("--difficulty", type=int, default=10, help="difficulty of the generation rates")
     ap.add_argument("--envs", default="", help="comma-separated gym envs (default: all)")
     ap.add_argument("--no-rg", action="store_true", help="skip the reasoning-gym comparison")
