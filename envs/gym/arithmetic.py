@@ -422,7 +422,8 @@ class ContinuedFraction(GymEnv):
 
     name = "continued_fraction"
     category = "math"
-    # no brick_io: the RACES pool (envs/compose/bricks) has a brick of this name already
+    brick_io = ("tuple[int,int]", "list[int]")
+    brick_text = "the terms of the continued fraction of p/q (last term at least 2 unless it is the only one), for the pair (p, q) with q > 0."
 
     def size(self, difficulty):
         return difficulty + 2
@@ -492,7 +493,8 @@ class IntegerSqrt(IntEnv):
 
     name = "integer_sqrt"
     category = "math"
-    # no brick_io: the RACES pool (envs/compose/bricks) has a brick of this name already
+    brick_io = ("int", "int")
+    brick_text = "the largest integer whose square is at most n, for n >= 0."
 
     def size(self, difficulty):
         return 2 * difficulty + 4

@@ -68,7 +68,8 @@ class MatrixRank(IntEnv):
 
     name = "matrix_rank"
     category = "math"
-    # no brick_io: the RACES pool (envs/compose/bricks) has a brick of this name already
+    brick_io = ("grid[int]", "int")
+    brick_text = "the rank of the matrix over the rationals."
 
     def size(self, difficulty):
         return difficulty // 3 + 3

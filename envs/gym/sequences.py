@@ -62,7 +62,8 @@ class SpiralOrder(GymEnv):
 
     name = "spiral_order"
     category = "algorithms"
-    # no brick_io: the RACES pool (envs/compose/bricks) has a brick of this name already
+    brick_io = ("grid[int]", "list[int]")
+    brick_text = "the entries of the grid read in clockwise spiral order starting at the top-left corner."
 
     def size(self, difficulty):
         return (difficulty // 2 + 3) * ((difficulty + 1) // 2 + 3)

@@ -68,7 +68,8 @@ class LongestPalindromicSubstring(GymEnv):
 
     name = "longest_palindromic_substring"
     category = "algorithms"
-    # no brick_io: the RACES pool (envs/compose/bricks) has a brick of this name already
+    brick_io = ("str", "str")
+    brick_text = "the leftmost longest substring of the string that reads the same forwards and backwards."
 
     def size(self, difficulty):
         return 2 * difficulty + 8
@@ -330,7 +331,8 @@ class SuffixArray(GymEnv):
 
     name = "suffix_array"
     category = "algorithms"
-    # no brick_io: the RACES pool (envs/compose/bricks) has a brick of this name already
+    brick_io = ("str", "list[int]")
+    brick_text = "the start positions (from 0) of the suffixes of the string in alphabetical order."
 
     def size(self, difficulty):
         return 2 * difficulty + 6
