@@ -23,7 +23,7 @@ import time
 from collections import deque
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Dict
+from typing import Dict, List
 
 from utils.config import field
 
@@ -50,6 +50,8 @@ class RacesGenConfig:
                                          "(1 + u) ** -usage_power (0: uniform)")
     max_steps: int = field(400, help="atomic-step limit of a path (paper, Appendix D)")
     timeout_s: float = field(2.0, help="wall-clock limit of one brick call, seconds (paper, Appendix D)")
+    brick_dirs: List[str] = field([], help="folders of model-written bricks (generate.py mode=bricks) added to the "
+                                           "pool; they run only in the sandbox")
     max_seconds: float = field(600.0, help="wall-time cap of the search; if hit, output depends on machine "
                                            "speed and the summary says so")
 
@@ -83,6 +85,9 @@ class RacesGenConfig:
                 yield key, "must be > 0"
         if self.usage_power < 0:
             yield "usage_power", "must be >= 0 (a negative power favours the most used bricks)"
+        for i, d in enumerate(self.brick_dirs):
+            if not (Path(d) / "manifest.json").is_file():
+                yield f"brick_dirs.{i}", f"{d} has no manifest.json (not a generate.py mode=bricks output)"
 
 
 def generate_races(cfg: RacesGenConfig, out: str, seed: int, shard_size: int) -> dict:
@@ -100,7 +105,10 @@ def generate_races(cfg: RacesGenConfig, out: str, seed: int, shard_size: int) ->
 
     from envs.compose.search import Pool, SearchConfig, search
 
-    pool = Pool(pool_bricks(cfg.pool, cfg.pool_size), Limits(cfg.max_steps, cfg.timeout_s))
+    from envs.compose.llm_bricks import load_bricks
+
+    pool = Pool(pool_bricks(cfg.pool, cfg.pool_size) + [b for d in cfg.brick_dirs for b in load_bricks(d)],
+                Limits(cfg.max_steps, cfg.timeout_s))
     # Some composites do not suit the operator drawn for them (loop needs X == Y, branch a predicate
     # on X), so unless `composites` is set, search for more until each record has its own composite
     # (or 8 times the first target). The search is deterministic in its target: a larger one
