@@ -18,13 +18,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Dict, List
 
+from envs.code.data import SeedsConfig, SelectConfig
 from envs.code.synth import SynthConfig
 from envs.compose.dataset import RacesGenConfig
 from envs.compose.llm_bricks import BricksGenConfig
 from envs.traces import TracesConfig
 from utils.config import field, load
 
-MODES = ("envs", "races", "bricks", "sft_traces", "synth")
+MODES = ("envs", "races", "bricks", "sft_traces", "synth", "seeds", "select")
 
 
 @dataclass
@@ -57,6 +58,10 @@ class GenerateConfig:
                                                        "input records)")
     synth: SynthConfig = field(SynthConfig(), help="mode=synth: multi-turn teacher-student synthesis of code "
                                                    "problems (envs/code/synth.py)")
+    seeds: SeedsConfig = field(SeedsConfig(), help="mode=seeds: a training run's solved problems as synthesis "
+                                                   "seeds (envs/code/data.py)")
+    select: SelectConfig = field(SelectConfig(), help="mode=select: a subset of records, per env or level, or "
+                                                      "matched to a pass-rate histogram (envs/code/data.py)")
 
     def validate(self):
         if self.workers < 1:
@@ -73,6 +78,8 @@ class GenerateConfig:
             yield from ((f"traces.{key}", msg) for key, msg in self.traces.validate())
         if self.mode == "synth":
             yield from ((f"synth.{key}", msg) for key, msg in self.synth.validate())
+        if self.mode in ("seeds", "select"):
+            yield from ((f"{self.mode}.{key}", msg) for key, msg in getattr(self, self.mode).validate())
         import envs
 
         seen: dict[str, tuple[str, int]] = {}
@@ -130,8 +137,7 @@ def dedupe_key(rec: dict) -> str:
 def generate_envs(cfg: GenerateConfig) -> dict:
     from multiprocessing import get_context
 
-    from tqdm import tqdm
-
+    from utils.progress import Progress
     from utils.records import derive_seed, read_jsonl, shard_path, write_jsonl
 
     out = Path(cfg.out)
@@ -159,7 +165,7 @@ def generate_envs(cfg: GenerateConfig) -> dict:
             jobs = [(e_idx, i) for e_idx, e in enumerate(entries) for i in range(e.count)]
             n_shards = (len(jobs) + cfg.shard_size - 1) // cfg.shard_size
             counts = summary.setdefault(split, {})
-            bar = tqdm(total=len(jobs), desc=f"{split}", unit="rec", file=sys.stderr, disable=None)
+            bar = Progress(len(jobs), split, unit="rec")
             for k in range(n_shards):
                 path = shard_path(out, split, k)
                 chunk = jobs[k * cfg.shard_size:(k + 1) * cfg.shard_size]
@@ -235,11 +241,31 @@ def print_summary(s: dict) -> None:
     print(f"generated {s['records_generated_now']} records in {s['seconds']} s{rate}")
 
 
+def first_records(cfg: GenerateConfig) -> None:
+    """Generate the first record of every entry before anything is written: params or a difficulty
+    that the constructor accepts but the generator refuses (a size out of range) stop the run with
+    one line naming the entry, instead of a traceback from a pool worker after the output exists."""
+    from utils.config import fail
+    from utils.records import derive_seed
+
+    for split, entries in cfg.splits.items():
+        for i, e in enumerate(entries):
+            if e.count < 1:
+                continue
+            try:
+                _env(e.env, e.params).generate(seed=derive_seed(cfg.seed, split, i, 0, 0), difficulty=e.difficulty)
+            except Exception as err:  # any generator failure: reported, never a traceback
+                key = f"splits.{split}.{i}." + ("params" if e.params else "difficulty")
+                fail(cfg, key, f"{e.env}: {type(err).__name__}: {err}", "generate.py")
+
+
 def main(argv: list[str]) -> None:
     cfg = load(GenerateConfig, argv, prog="generate.py")
     from utils.config import save_run_info
     from utils.records import atomic_write_text
 
+    if cfg.mode == "envs":
+        first_records(cfg)
     save_run_info(cfg, cfg.out, seed=cfg.seed)
     if cfg.mode == "envs":
         summary = generate_envs(cfg)
@@ -269,6 +295,22 @@ def main(argv: list[str]) -> None:
         summary = synthesize(cfg.synth, cfg.out, cfg.seed)
         atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps(summary, indent=2) + "\n")
         print(format_summary(summary))
+    elif cfg.mode in ("seeds", "select"):
+        from envs.code import data
+
+        if cfg.mode == "seeds":
+            rows, report = data.solved_seeds(cfg.seeds)
+            from utils.records import write_jsonl
+
+            write_jsonl(Path(cfg.out) / "seeds.jsonl", rows)
+        else:
+            try:
+                rows, report = data.select(cfg.select, cfg.seed)
+            except ValueError as e:
+                sys.exit(f"generate.py: {e}")
+            data.write_shards(Path(cfg.out), rows, cfg.shard_size)
+        atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps({"out": cfg.out, "counts": report}, indent=2) + "\n")
+        print(data.format_report(cfg.mode, cfg.out, report, len(rows)))
 
 
 if __name__ == "__main__":

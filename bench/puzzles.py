@@ -82,10 +82,10 @@ def child_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run_c(binary: str, args: list[str]) -> tuple[float, str]:
+def run_c(binary: str, args: list[str], timeout: float = 60.0) -> tuple[float, str]:
     """(CPU seconds of the child, its stdout); raises RuntimeError with its stderr on failure."""
     t0 = child_cpu()
-    p = subprocess.run([binary, *args], capture_output=True, text=True, timeout=900)
+    p = subprocess.run([binary, *args], capture_output=True, text=True, timeout=timeout)
     dt = child_cpu() - t0
     if p.returncode != 0:
         err = [line for line in p.stderr.splitlines() if "Gtk-WARNING" not in line and line.strip()]
@@ -98,22 +98,25 @@ class CSide:
 
     def __init__(self, binary: str, params: str, startup: float):
         self.binary, self.params, self.startup = binary, params, startup
-        self.per_item = None  # CPU seconds per puzzle, from the calls so far
-        self.n = self.cpu = 0.0
+        self.per_item = None  # CPU seconds per puzzle including start-up, from the calls so far
+        self.n = 0
+        self.cpu = self.calls_cpu = 0.0  # CPU seconds without / with the start-ups
 
     def round(self, chunk: float) -> None:
         spent = 0.0
         while spent < chunk:
-            want = 4 if self.per_item is None else int((chunk - spent) / max(self.per_item, 1e-6)) + 1
-            n = max(1, min(want, 200_000))
-            dt, out = run_c(self.binary, ["--generate", str(n), self.params])
+            # sized by the CPU time per puzzle including start-up (an over-estimate, so a call
+            # never runs much past the chunk); the first call of a rung makes 4
+            want = 4 if self.per_item is None else int((chunk - spent) / self.per_item) + 1
+            n = max(1, min(want, 4 * self.n + 4))  # grow at most 4x per call while it calibrates
+            dt, out = run_c(self.binary, ["--generate", str(n), self.params], timeout=max(60.0, 50 * chunk))
             got = len(out.split())
             if got != n:
                 raise RuntimeError(f"`sgt-... --generate {n} {self.params}` printed {got} game IDs")
-            work = max(dt - self.startup, 1e-9)
+            self.calls_cpu += dt
             self.n += n
-            self.cpu += work
-            self.per_item = self.cpu / self.n
+            self.cpu += max(dt - self.startup, 0.0)
+            self.per_item = max(self.calls_cpu / self.n, 1e-6)
             spent += dt
 
 
@@ -189,7 +192,7 @@ def main() -> None:
             if c is None:
                 c_text, ratio_text, met = f"not measured{': ' + note if note else ''}", "-", "-"
             else:
-                theirs = c.n / c.cpu
+                theirs = c.n / max(c.cpu, 1e-9)
                 ratio = ours / theirs
                 worst[name] = min(worst.get(name, ratio), ratio)
                 c_text, ratio_text, met = f"{theirs:,.1f}", f"{ratio:.2f}", "yes" if ratio >= target else "NO"

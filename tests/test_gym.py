@@ -307,13 +307,14 @@ def test_bubble_formula():
 
 # ---------------------------------------------------------------------------- adaptive difficulty
 
-def simulate(ctrl: AdaptiveDifficulty, accuracy, steps: int, seed: int = 0) -> list[tuple[str, int]]:
+def simulate(ctrl: AdaptiveDifficulty, accuracy, steps: int, seed: int = 0, batch: int = 1) -> list[tuple[str, int]]:
+    """`steps` batches of `batch` problems, each rolled out rollouts_per_problem times."""
     rng, seen = random.Random(seed), []
     for _ in range(steps):
-        name, d = ctrl.sample(rng)
-        for _ in range(ctrl.rollouts_per_problem):
-            ctrl.update(name, d, rng.random() < accuracy(name, d))
-        seen.append((name, d))
+        problems = [ctrl.sample(rng) for _ in range(batch)]
+        ctrl.update_batch((name, d, rng.random() < accuracy(name, d))
+                          for name, d in problems for _ in range(ctrl.rollouts_per_problem))
+        seen += problems
     return seen
 
 
@@ -329,19 +330,29 @@ def test_controller_rises_until_accuracy_drops_below_threshold():
 
 def test_controller_counts_only_frontier_results_and_resets():
     ctrl = AdaptiveDifficulty(["a"], rollouts_per_problem=2, min_samples_factor=2)  # 4 results per decision
-    for _ in range(10):
-        ctrl.update("a", 3, True)  # above h: ignored
-    assert ctrl.max_difficulty("a") == 0
-    for ok in (True, True, True, False):  # 75% < 90%: stays, counters reset
-        ctrl.update("a", 0, ok)
+    ctrl.update_batch([("a", 3, True)] * 10)  # above h: ignored
     assert ctrl.max_difficulty("a") == 0 and ctrl.counts["a"] == [0, 0]
-    for _ in range(4):
-        ctrl.update("a", 0, True)
-    assert ctrl.max_difficulty("a") == 1 and ctrl.min_difficulty("a") == 0
-    for _ in range(4 * 5):
-        _, d = "a", ctrl.max_difficulty("a")
-        ctrl.update("a", d, True)
+    ctrl.update_batch([("a", 0, ok) for ok in (True, True, True, False)])  # 75% < 90%: stays, counters reset
+    assert ctrl.max_difficulty("a") == 0 and ctrl.counts["a"] == [0, 0]
+    ctrl.update_batch([("a", 0, True)] * 3)  # below the threshold: kept for the next batch
+    assert ctrl.max_difficulty("a") == 0 and ctrl.counts["a"] == [3, 3]
+    assert ctrl.update_batch([("a", 0, True)]) == {"a": 1} and ctrl.min_difficulty("a") == 0
+    for _ in range(5):
+        ctrl.update_batch([("a", ctrl.max_difficulty("a"), True)] * 4)
     assert ctrl.windows["a"] == [6 - 4 + 1, 6]
+
+
+def test_controller_judges_after_the_whole_batch():
+    # regression (issue 14.10): the threshold-th frontier rollout used to trigger the decision
+    # mid-batch, and the rest of the batch at the old frontier was then dropped. The official
+    # implementation counts every frontier rollout of the batch, then judges once.
+    ctrl = AdaptiveDifficulty(["a"], rollouts_per_problem=2, min_samples_factor=2)
+    batch = [("a", 0, True)] * 4 + [("a", 0, False)] * 4  # 8 at the frontier, 50% right
+    for result in batch:
+        ctrl.update(*result)
+    assert ctrl.max_difficulty("a") == 0 and ctrl.counts["a"] == [4, 8], "no decision before the batch ends"
+    assert ctrl.end_batch() == {} and ctrl.max_difficulty("a") == 0  # judged on all 8: 50% < 90%
+    # mid-batch judging would have raised h after the first 4 (all right) and ignored the rest
 
 
 def test_controller_weights():

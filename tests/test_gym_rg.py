@@ -45,7 +45,7 @@ def test_rg_tasks_run_under_the_adaptive_controller():
     for step in range(6):
         name, d = ctrl.sample()
         rec = envs.make(name).generate(seed=step, difficulty=d)
-        ctrl.update(name, d, envs.score(rec, rec["answer"]).correct)
+        ctrl.update_batch([(name, d, envs.score(rec, rec["answer"]).correct)])
     assert sum(ctrl.max_difficulty(f"rg:{t}") for t in TASKS) == 6
 
 

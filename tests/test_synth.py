@@ -132,7 +132,7 @@ def test_disjoint_baseline_matches_the_chains_histogram_from_other_seeds(demo):
 
 
 def test_match_histogram_prefers_exact_then_nearest():
-    from envs.code.synth import match_histogram
+    from envs.code.data import match_histogram
 
     cands = [(0.5, "a"), (0.5, "b"), (0.125, "c"), (0.25, "d"), (0.75, "e")]
     assert match_histogram([0.5, 0.5, 0.125], cands) == (["c", "a", "b"], 3)

@@ -3,6 +3,8 @@
     runs/<name>/checkpoints/step_00000040/
         model/              save_pretrained output + tokenizer: what evaluate.py, vLLM and the next
                             stage load (LoRA merged into the base weights)
+        adapter/            LoRA runs: the adapter alone in peft format (PeftModel.from_pretrained(base,
+                            ".../adapter"), or vLLM's LoRARequest)
         trainer_state.pt    step, optimizer, scheduler, sampler/controller state, every rank's RNG,
                             LoRA weights (when used), anything else the trainer adds
         config.yaml         the resolved config that wrote it (resume compares against it)
@@ -168,6 +170,8 @@ def save(run_dir: str | os.PathLike, step: int, model, optimizer, scheduler, tok
         tmp.mkdir(parents=True)
         dist.unwrap_hf(model).save_pretrained(tmp / "model", state_dict=hf_weights(model, sd))
         tokenizer.save_pretrained(tmp / "model")
+        if _lora_scalings(model):  # peft keeps only the adapter's weights of the full state dict
+            dist.unwrap(model).save_pretrained(tmp / "adapter", state_dict=sd)
         torch.save({**state, "step": step, "optimizer": osd, "scheduler": scheduler.state_dict(),
                     "lora": trainable_weights(model, sd), "ranks": rank_states, "world": ctx.world},
                    tmp / "trainer_state.pt")
@@ -199,11 +203,18 @@ def restore(state: dict, model, optimizer, scheduler, ctx: dist.Ctx) -> dict:
 
 
 def link_final(ckpt: Path, dest: str | os.PathLike) -> Path:
-    """runs/<name>/final: the last checkpoint's model directory, hard-linked (no second copy on disk)."""
+    """runs/<name>/final: the last checkpoint's model directory, hard-linked (no second copy on disk);
+    LoRA runs also get runs/<name>/final_adapter."""
     dest = Path(dest)
+    if (ckpt / "adapter").is_dir():
+        _link_tree(ckpt / "adapter", dest.parent / f"{dest.name}_adapter")
+    return _link_tree(ckpt / "model", dest)
+
+
+def _link_tree(src: Path, dest: Path) -> Path:
     tmp = dest.parent / f".tmp_{dest.name}"
     shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(ckpt / "model", tmp, copy_function=_link_or_copy)
+    shutil.copytree(src, tmp, copy_function=_link_or_copy)
     if dest.exists():
         shutil.rmtree(dest)
     os.replace(tmp, dest)

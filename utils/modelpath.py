@@ -56,13 +56,19 @@ def _dir_problem(path: Path) -> str | None:
             if (path / sub / "config.json").is_file():
                 what = "a checkpoint folder" if sub == "model" else "a run directory"
                 return f"{path} is {what}: use {path / sub}"
+        steps = sorted((path / "checkpoints").glob("step_*/model/config.json"))
+        if steps:
+            return f"{path} is a run directory: use {steps[-1].parent} (or its final/ once the run ends)"
         if (path / "adapter_config.json").is_file():
             return f"{path} holds a LoRA adapter only: use the merged model directory beside it"
         return f"{path} has no config.json (not an HF model directory)"
-    try:
-        json.loads(config.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        return f"{config} is corrupt (not JSON: {e})"
+    for f in sorted(path.glob("*.json")):  # config, generation config, tokenizer files, shard index
+        if f.stat().st_size > 200 << 20:
+            continue
+        try:
+            json.loads(f.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            return f"{f} is corrupt (not JSON: {e})"
     index = path / "model.safetensors.index.json"
     shards = sorted(path.glob("*.safetensors"))
     if index.is_file():

@@ -210,6 +210,17 @@ def load_split(path: str | os.PathLike, split: str = "", *, training: bool = Tru
     return [r for f in resolve_split(path, split, training=training) for r in read_jsonl(f)]
 
 
+def record_group(rec: dict) -> str:
+    """The distribution a record was drawn from, as generate.py's summary names it: "bridges 8x8 hard"
+    for a puzzle (its meta holds width, height, level), else "<env> d=<difficulty>". Evaluation and
+    training logs report per group (the paper's per-puzzle, per-size results)."""
+    meta = rec.get("meta") if isinstance(rec.get("meta"), dict) else {}
+    if isinstance(meta.get("width"), int) and isinstance(meta.get("height"), int):
+        level = f" {meta['level']}" if meta.get("level") else ""
+        return f"{rec.get('env')} {meta['width']}x{meta['height']}{level}"
+    return f"{rec.get('env')} d={rec.get('difficulty')}"
+
+
 def load_records(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[dict]:
     """All records of one file, a directory of shards, or a list of those."""
     if isinstance(paths, (str, os.PathLike)):

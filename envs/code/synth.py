@@ -143,8 +143,12 @@ class SynthConfig:
                 yield key, "must be in (0, 1]"
         if self.timeout_s <= 0 or self.memory_mb < 1:
             yield "timeout_s" if self.timeout_s <= 0 else "memory_mb", "must be > 0"
-        if self.corpus != "stdlib" and not self.corpus.startswith("hf:") and not Path(self.corpus).is_dir() \
-                and not (self.corpus.endswith(".jsonl") and Path(self.corpus).is_file()):
+        if self.corpus.endswith(".jsonl"):
+            if not Path(self.corpus).is_file():
+                yield "corpus", f"{self.corpus} does not exist (write it with generate.py mode=seeds)"
+            elif not Path(self.corpus).read_text(encoding="utf-8", errors="replace").strip():
+                yield "corpus", f"{self.corpus} holds no seeds (the training run solved nothing it logged)"
+        elif self.corpus != "stdlib" and not self.corpus.startswith("hf:") and not Path(self.corpus).is_dir():
             yield "corpus", f"{self.corpus!r} is not 'stdlib', 'hf:<dataset>', a directory or a .jsonl file"
         for role in ("teacher", "student"):
             engine = getattr(self, role).engine
@@ -465,32 +469,6 @@ class Synthesizer:
 # ====================================================================== the disjoint-chains baseline
 
 
-def match_histogram(targets: list[float], candidates: list[tuple[float, str]]) -> tuple[list[str], int]:
-    """For each target pass rate an unused candidate (pass rate, id): one with the same pass rate
-    where there is one, else the nearest left (ties: the lower pass rate, then the lower id).
-    Returns the chosen ids and how many matched exactly; fewer ids than targets when candidates
-    run out."""
-    import bisect
-
-    pool = sorted(candidates)
-    chosen, rest, exact = [], [], 0
-    for t in sorted(targets):  # exact matches first, so a near match never takes an exact one's candidate
-        i = bisect.bisect_left(pool, (t, ""))
-        if i < len(pool) and pool[i][0] == t:
-            chosen.append(pool.pop(i)[1])
-            exact += 1
-        else:
-            rest.append(t)
-    for t in rest:
-        if not pool:
-            break
-        i = bisect.bisect_left(pool, (t, ""))
-        near = [j for j in (i - 1, i) if 0 <= j < len(pool)]
-        j = min(near, key=lambda j: (abs(pool[j][0] - t), pool[j]))
-        chosen.append(pool.pop(j)[1])
-    return chosen, exact
-
-
 def write_disjoint(out: Path, n_shards: int) -> dict:
     """The disjoint-chains baseline (code_rl Sec. 4.2: 'disjoint easy-medium-hard problems that
     share the same difficulty distribution as the chained data but are not derived from one
@@ -498,6 +476,7 @@ def write_disjoint(out: Path, n_shards: int) -> dict:
     kept problems of that level (Appendix B bin) whose seed snippet started no chain ('drawn from
     independent seeds'), as many as the chains hold, pass rate by pass rate. Written to
     disjoint/train-00000.jsonl; returns per level how many were wanted, taken and matched exactly."""
+    from envs.code.data import match_histogram
     from utils.records import read_jsonl, write_jsonl
 
     def shard_files(name):

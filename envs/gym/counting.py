@@ -8,20 +8,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from envs.gym.base import GymEnv, Retry, ask, int_list, one_int, ratio
 from envs.compose.samplers import bitgrid_of, ints_of
+from envs.gym.base import COUNT_FORMAT, CountEnv, GymEnv, Retry, ask, int_list, one_int
 
-COUNT_FORMAT = "Give the count as one integer (exact, no modulus), e.g. <answer>42</answer>."
-
-
-class _CountEnv(GymEnv):
-    """Reward for a count answer: -1 unparsable or negative, else (min(x, y) / max(x, y))^10."""
-
-    category = "competition"
-
-    def reward(self, problem, answer):
-        x = one_int(answer)
-        return -1.0 if x < 0 else ratio(x, problem["count"], 10)
+_CountEnv = CountEnv
 
 
 @lru_cache(maxsize=4)
