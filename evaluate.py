@@ -92,7 +92,7 @@ class EvalConfig:
             local = modelpath.looks_local(b.path) or Path(b.path).suffix in (".jsonl", ".json", ".parquet")
             if not b.path:
                 yield f"benchmarks.{i}.path", "missing (a local file, a directory of shards, or a hub dataset id)"
-            elif local and not Path(b.path).exists():
+            elif local and not set("*?[") & set(b.path) and not Path(b.path).exists():  # globs: checked at load
                 yield f"benchmarks.{i}.path", f"{b.path} does not exist"
         yield from self.engine.problems("engine")
         model = self.model or self.engine.model

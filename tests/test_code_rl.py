@@ -17,6 +17,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import code_rl_cpu as cpu  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("hub_ids_ok")  # paper configs name hub models; tests run offline
+
 BENCH = ROOT / "tests" / "data" / "bench"
 
 
@@ -59,7 +62,7 @@ def test_lcb_windows_select_by_date_from_release_files(tmp_path, capsys):
     assert got == {"lcb": ["c2", "c3"], "lcbv5": ["c1", "c2", "c3"]}
     err = capsys.readouterr().err
     assert "lcb: 2 problems selected" in err and "the paper reports 454" in err and "lcbv5" not in err
-    with pytest.raises(ValueError, match="no file matches"):
+    with pytest.raises(ConfigError, match="no file matches"):  # one line naming benchmarks.0.path
         load_benchmarks(with_path(f"{tmp_path}/none*.jsonl"))
 
 
@@ -148,11 +151,8 @@ def test_code_contest_reads_local_files_with_a_field_mapping(tmp_path):
     assert a == b
 
 
-def test_code_contest_bad_inputs_fail_at_config_load(monkeypatch):
+def test_code_contest_bad_inputs_fail_at_config_load():
     import train
-    from utils import modelpath
-
-    monkeypatch.setattr(modelpath, "_hub_problem", lambda repo_id: None)  # offline here: hub ids taken as given
 
     with pytest.raises(ConfigError, match=r"data\.sources\.0\.params.*no/such\.jsonl does not exist"):
         load_or_raise(train.TrainConfig, ["stage=rl", "model=Qwen/any", "rl.engine.backend=hf",
