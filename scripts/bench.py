@@ -162,8 +162,10 @@ def main() -> None:
     ap.add_argument("--check", action="store_true", help="exit 1 if README's blocks differ from RESULTS.md")
     args = ap.parse_args()
     if not (args.readme or args.check):
-        started, before = datetime.datetime.now().astimezone(), load()
-        write_results({name: run_one(name) for name in (args.only or ORDER)}, started, before)
+        started, before, done = datetime.datetime.now().astimezone(), load(), {}
+        for name in args.only or ORDER:  # written after each script: a later one hanging loses nothing
+            done[name] = run_one(name)
+            write_results(done, started, before)
         print(f"bench: wrote {RESULTS.relative_to(ROOT)}", file=sys.stderr)
     if not RESULTS.exists():
         sys.exit(f"bench: {RESULTS.relative_to(ROOT)} does not exist: run `make bench` first")
