@@ -1,7 +1,7 @@
 """Unique puzzle instances per CPU second, ours against Tatham's C generators measured in the
 same run on the same machine, at the same parameters, for every rung of every puzzle's ladder.
 
-    python bench/puzzles.py [--seconds 2] [--rounds 4] [--only bridges] [--no-install]
+    python bench/puzzles.py [--seconds 2] [--rounds 4] [--only bridges] [--no-install] [--c-dir DIR]
 
 The C anchor is Debian's `sgt-puzzles` package (Tatham's collection; `sgt-bridges --generate N
 PARAMS` prints N fresh game IDs without a display). When its binaries are missing the script
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -35,6 +36,12 @@ import envs  # noqa: E402
 from envs.puzzles import PUZZLES  # noqa: E402
 
 TARGETS = {"pattern": 0.1, "bridges": 0.15, "undead": 0.15, "galaxies": 0.15}
+# Tatham's Galaxies generator changed on 2023-03-11/12 (upstream commits 47de8f44 "remove the
+# 'maxtries' system" and adf2a098 "skew grid generation in favour of wiggliness"): since then it
+# keeps the wiggliest of 10 layouts per attempt, as ours does, and never accepts a too-easy puzzle.
+# Builds before that date (Debian 12 ships 20230122) make one layout per attempt and, after 50
+# attempts, accept a puzzle easier than asked.
+GALAXIES_CHANGE = 20230312
 SEARCH = ("/usr/games", "/usr/local/games", "/usr/bin", "/usr/local/bin")
 
 
@@ -53,7 +60,10 @@ def tatham_params(name: str, w: int, h: int, level: str | None) -> str:
     raise ValueError(name)
 
 
-def find_binary(name: str) -> str | None:
+def find_binary(name: str, where: str | None = None) -> str | None:
+    """sgt-<name> in `where` if given, else on PATH or in the usual directories."""
+    if where is not None:
+        return f"{where}/sgt-{name}" if os.access(f"{where}/sgt-{name}", os.X_OK) else None
     return shutil.which(f"sgt-{name}") or next(
         (p for d in SEARCH if os.access(p := f"{d}/sgt-{name}", os.X_OK)), None)
 
@@ -148,14 +158,15 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=4, help="alternations of C and Python per rung")
     ap.add_argument("--only", default=None, choices=sorted(PUZZLES), help="one puzzle")
     ap.add_argument("--no-install", action="store_true", help="do not try apt-get when sgt-puzzles is missing")
+    ap.add_argument("--c-dir", default=None, help="directory of Tatham's sgt-* binaries (default: PATH, /usr/games)")
     args = ap.parse_args()
     names = [args.only] if args.only else ["bridges", "pattern", "undead", "galaxies"]
     made = {name: envs.make(name) for name in names}  # import every module now: the run measures one version
 
     why_not = ""
-    if any(find_binary(n) is None for n in names) and not args.no_install:
+    if any(find_binary(n, args.c_dir) is None for n in names) and not args.no_install and args.c_dir is None:
         why_not = install()
-    binaries = {n: find_binary(n) for n in names}
+    binaries = {n: find_binary(n, args.c_dir) for n in names}
     missing = [n for n, b in binaries.items() if b is None]
     if missing:
         why_not = why_not or "sgt-puzzles is not installed (apt-get install sgt-puzzles)"
@@ -168,6 +179,13 @@ def main() -> None:
         print(f"C anchor: {version} ({Path(b).parent}/sgt-*), process start-up "
               + ", ".join(f"{n} {s * 1000:.1f} ms" for n, s in startups.items())
               + " CPU, subtracted per call.\n")
+        built = re.search(r"(20\d{6})", version)
+        if "galaxies" in names and binaries.get("galaxies") and built and int(built[1]) < GALAXIES_CHANGE:
+            print(f"**Galaxies: this C build ({built[1]}) predates Tatham's generator change of 2023-03-12**: it "
+                  "makes one layout per attempt where his current generator, and ours, keep the wiggliest of 10, "
+                  "and after 50 attempts it accepts a puzzle easier than asked (most of its 'du' puzzles grade "
+                  "normal), so it does far less work per puzzle and the Galaxies ratios understate ours against "
+                  "his current code.\n")
     print(f"{args.seconds:g} CPU s per side per rung in {args.rounds} alternating rounds; rates are unique "
           "puzzles per CPU second on one core.\n")
     print("| puzzle | d | size | level | Tatham params | ours /s | C /s | ours / C | target | met |")

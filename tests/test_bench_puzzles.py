@@ -1,0 +1,58 @@
+"""bench/puzzles.py's C anchor: Tatham's parameter strings for our ladder rungs, his generators'
+puzzles read back by ours at the same level, and a plain statement when C cannot be measured."""
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import envs
+from envs.puzzles import PUZZLES
+
+ROOT = Path(__file__).resolve().parents[1]
+spec = importlib.util.spec_from_file_location("bench_puzzles", ROOT / "bench" / "puzzles.py")
+bench = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bench)
+
+
+def test_parameter_strings_are_tathams():
+    """As his --list-presets prints them (bridges: 30% islands, 10% expansion, 2 bridges, loops)."""
+    assert bench.tatham_params("bridges", 7, 7, "hard") == "7x7i30e10m2d2"
+    assert bench.tatham_params("bridges", 10, 10, "easy") == "10x10i30e10m2d0"
+    assert bench.tatham_params("pattern", 15, 15, None) == "15x15"
+    assert bench.tatham_params("undead", 5, 5, "tricky") == "5x5dt"
+    assert bench.tatham_params("undead", 4, 4, "easy") == "4x4de"
+    assert bench.tatham_params("galaxies", 7, 7, "unreasonable") == "7x7du"
+    assert bench.tatham_params("galaxies", 10, 10, "normal") == "10x10dn"
+
+
+@pytest.mark.skipif(any(bench.find_binary(n) is None for n in PUZZLES), reason="Tatham's sgt-puzzles not installed")
+@pytest.mark.parametrize("name", sorted(PUZZLES))
+def test_his_puzzles_at_every_rung_read_back_at_that_rung(name):
+    """The C side of the bench makes what the rung asks for: his puzzle for each rung's parameter
+    string decodes here, is unique, and has the rung's size and (graded by us) level. Except
+    Galaxies 'unreasonable' from builds before 2023-03-12 (Debian 12's), which accept a too-easy
+    puzzle after 50 attempts (see GALAXIES_CHANGE in bench/puzzles.py)."""
+    env = envs.make(name)
+    for d, (w, h, level) in enumerate(env.ladder):
+        p = subprocess.run([bench.find_binary(name), "--generate", "1", bench.tatham_params(name, w, h, level)],
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        rec = env.from_game_id(p.stdout.split()[0])
+        assert (rec["meta"]["width"], rec["meta"]["height"]) == (w, h), p.stdout
+        if name == "galaxies" and level == "unreasonable":
+            assert rec["meta"]["level"] in ("normal", "unreasonable"), p.stdout
+        else:
+            assert rec["meta"]["level"] == level, p.stdout
+
+
+def test_says_plainly_when_c_is_not_measured(tmp_path):
+    p = subprocess.run([sys.executable, "bench/puzzles.py", "--only", "pattern", "--seconds", "0.02", "--rounds", "1",
+                        "--c-dir", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "**C not measured for pattern" in p.stdout
+    rows = [line for line in p.stdout.splitlines() if line.startswith("| pattern |")]
+    assert len(rows) == len(envs.make("pattern").ladder) and all("not measured" in r for r in rows)
