@@ -116,10 +116,12 @@ class CSide:
         spent = 0.0
         while spent < chunk:
             # sized by the CPU time per puzzle including start-up (an over-estimate, so a call
-            # never runs much past the chunk); the first call of a rung makes 4
-            want = 4 if self.per_item is None else int((chunk - spent) / self.per_item) + 1
+            # never runs much past the chunk); the first call of a rung makes 1 (Undead 9x6
+            # tricky takes his generator about a second)
+            want = 1 if self.per_item is None else int((chunk - spent) / self.per_item) + 1
             n = max(1, min(want, 4 * self.n + 4))  # grow at most 4x per call while it calibrates
-            dt, out = run_c(self.binary, ["--generate", str(n), self.params], timeout=max(60.0, 50 * chunk))
+            # the timeout (wall clock) only guards against a hang, on a machine that may be busy
+            dt, out = run_c(self.binary, ["--generate", str(n), self.params], timeout=max(600.0, 100 * chunk))
             got = len(out.split())
             if got != n:
                 raise RuntimeError(f"`sgt-... --generate {n} {self.params}` printed {got} game IDs")
