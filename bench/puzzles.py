@@ -34,7 +34,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root
 
 import envs  # noqa: E402
 from envs.puzzles import PUZZLES  # noqa: E402
@@ -47,7 +47,8 @@ TARGETS = {"pattern": 0.1, "bridges": 0.15, "undead": 0.15, "galaxies": 0.15}
 # attempts, accept a puzzle easier than asked.
 GALAXIES_CHANGE = 20230312
 SEARCH = ("/usr/games", "/usr/local/games", "/usr/bin", "/usr/local/bin")
-UPSTREAM_DIR = Path(__file__).resolve().parents[1] / "runs" / "bench" / "tatham"  # `make tatham-c` builds here
+ROOT = Path(__file__).resolve().parents[1]
+UPSTREAM_DIR = ROOT / "runs" / "bench" / "tatham"  # `make tatham-c` builds here
 
 
 def tatham_params(name: str, w: int, h: int, level: str | None) -> str:
@@ -167,7 +168,10 @@ def describe_anchor(label: str, binaries: dict[str, str | None], names: list[str
     b = next(iter(found.values()))
     version = (run_c(b, ["--version"])[1].strip().splitlines() or ["version unknown"])[-1]
     startups = {n: startup_cpu(b) for n, b in found.items()}
-    print(f"{label}: {version} ({Path(b).parent}/sgt-*), process start-up "
+    where = Path(b).parent
+    if where.is_relative_to(ROOT):
+        where = where.relative_to(ROOT)
+    print(f"{label}: {version} ({where}/sgt-*), process start-up "
           + ", ".join(f"{n} {s * 1000:.1f} ms" for n, s in startups.items()) + " CPU, subtracted per call.\n")
     built = re.search(r"(20\d{6})", version)
     if "galaxies" in found and built and int(built[1]) < GALAXIES_CHANGE:

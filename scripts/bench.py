@@ -53,7 +53,8 @@ def machine(short: bool = False) -> str:
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     if short:
         return f"{cpu}, {usable} cores"
-    return f"{cpu}, {os.cpu_count()} logical cores ({usable} usable){mem}; {platform.platform()}, Python {platform.python_version()}"
+    return (f"{cpu}, {os.cpu_count()} logical cores ({usable} usable){mem}; {platform.platform()}, "
+            f"Python {platform.python_version()}")
 
 
 def commit() -> str:
@@ -105,8 +106,8 @@ def run_one(name: str) -> str:
     wall = time.perf_counter() - t0
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime
-    info = (f"Run {started:%Y-%m-%d %H:%M %Z} on {machine(short=True)} at commit {at}; load average (1/5/15 min) {before} before, "
-            f"{load()} after; {wall:.0f} s wall, {cpu:.0f} s CPU (the script and its children).\n\n")
+    info = (f"Run {started:%Y-%m-%d %H:%M %Z} on {machine(short=True)} at commit {at}; load average (1/5/15 min) "
+            f"{before} before, {load()} after; {wall:.0f} s wall, {cpu:.0f} s CPU (the script and its children).\n\n")
     body = p.stdout.strip() + "\n"
     if p.returncode != 0:
         tail = log.read_text(errors="replace").strip().splitlines()[-15:]

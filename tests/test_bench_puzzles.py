@@ -55,7 +55,8 @@ def test_his_puzzles_at_every_rung_read_back_at_that_rung(name):
         for d, (w, h, level) in enumerate(env.ladder):
             if (name, w, h) == ("undead", 9, 6):
                 continue  # his generator takes about a CPU second there; the bench measures it
-            p = subprocess.run([bench.find_binary(name, where), "--generate", "1", bench.tatham_params(name, w, h, level)],
+            params = bench.tatham_params(name, w, h, level)
+            p = subprocess.run([bench.find_binary(name, where), "--generate", "1", params],
                                capture_output=True, text=True, timeout=120)
             assert p.returncode == 0, (anchor, p.stderr)
             rec = env.from_game_id(p.stdout.split()[0])
@@ -68,8 +69,10 @@ def test_his_puzzles_at_every_rung_read_back_at_that_rung(name):
 
 def test_says_plainly_when_c_is_not_measured(tmp_path):
     p = subprocess.run([sys.executable, "bench/puzzles.py", "--only", "pattern", "--seconds", "0.02", "--rounds", "1",
-                        "--c-dir", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+                        "--c-dir", str(tmp_path), "--upstream-dir", str(tmp_path)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert "**C (packaged) not measured for pattern" in p.stdout
     rows = [line for line in p.stdout.splitlines() if line.startswith("| pattern |")]
-    assert len(rows) == len(envs.make("pattern").ladder) and all("not measured" in r for r in rows)
+    assert len(rows) == len(envs.make("pattern").ladder) and all(r.count("not measured") == 2 for r in rows)
+    assert "C (current source) not measured: build it with `make tatham-c" in p.stdout
