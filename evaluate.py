@@ -539,9 +539,18 @@ def main(argv: list[str]) -> None:
     if cfg.num_shards == 0:
         cfg.num_shards = max(1, len(visible_gpus()) // max(1, cfg.engine.tensor_parallel_size))
     if cfg.shard_index >= 0:  # one shard: sample, no results (the launcher, or the same command without shard_index, merges)
-        if not fp_file.exists():
-            atomic_write_text(fp_file, fingerprint(cfg) + "\n")
-        evaluate(cfg, out, benches)
+        lock = RunLock(out, "evaluate.py", name=f".lock.shard{cfg.shard_index}of{cfg.num_shards}")
+        try:  # two jobs on one shard would double its samples file
+            lock.acquire()
+        except Locked as e:
+            print(f"evaluate.py: {e}", file=sys.stderr)
+            sys.exit(2)
+        try:
+            if not fp_file.exists():
+                atomic_write_text(fp_file, fingerprint(cfg) + "\n")
+            evaluate(cfg, out, benches)
+        finally:
+            lock.release()
         print(f"wrote {samples_file(out, cfg)}")
         return
     lock = RunLock(out, "evaluate.py")
