@@ -90,6 +90,8 @@ class AnalyzeConfig:
     tokenizer: str = field("", help="HF tokenizer for reported span lengths (paper: OLMo3's, "
                                     "allenai/Olmo-3-7B-Instruct-SFT, line 157; empty: characters / 4). One that "
                                     "cannot be loaded (offline) falls back to characters / 4, noted in the summary")
+    default_benchmark: str = field("default", help="benchmark of rows that name none (SFT-trace rows: puzzles, to "
+                                                   "set the teacher beside evaluate.py's puzzle runs, Fig. 2)")
     per_group: bool = field(True, help="also analyse each group of a benchmark (puzzles: puzzle and grid) as its "
                                        "own benchmark '<benchmark> | <group>'")
     max_k: int = field(15, help="longest motif (paper: k = 2..15)")
@@ -97,6 +99,8 @@ class AnalyzeConfig:
     compare: str = field("", help="compare.json from `evaluate.py compare` for problem-subset splits")
     passk: List[int] = field([1, 8, 32], help="pass@k values correlated with the statistics (k <= samples)")
     bootstrap: int = field(1000, help="bootstrap resamples for chain-depth 95% intervals")
+    plot_benchmarks: List[str] = field([], help="benchmarks to draw (fnmatch patterns, e.g. [olymmath_en_hard, "
+                                                "'puzzles*']); empty: every benchmark. Tables cover all of them")
     strips: int = field(3, help="problems drawn as primitive strips (sample 0 of each checkpoint)")
     top_motifs: int = field(12, help="motif changes listed in the summary and plot")
     seed: int = field(0, help="seed for sampling spans for judges, bootstraps and held-out splits")
@@ -224,7 +228,7 @@ def read_traces(cfg: AnalyzeConfig, bad: Counter) -> list[Trace]:
             else:
                 responses = [(row.get(fields["sample"]), row.get(fields["response"]))]
             ckpt = default_ckpt if cfg.names else str(row.get(fields["checkpoint"]) or default_ckpt)
-            bench = str(row.get(fields["benchmark"]) or "default")
+            bench = str(row.get(fields["benchmark"]) or cfg.default_benchmark)
             pid = str(row.get(fields["problem_id"], row.get("id", f"row{len(traces)}")))
             group = row.get(fields["group"])
             group = str(group) if group not in (None, "", "all") else ""
@@ -860,9 +864,13 @@ def write_plots(cfg, out: Path, stats, groups, labelled, changes, checkpoints, b
     from utils.motifs import LABELS, chain_depth
     from utils.plots import depth_histograms, hbars, primitive_bars, primitive_strips
 
+    from fnmatch import fnmatch
+
     pngs = []
     for b in benchmarks:
-        tag = b.replace("/", "_")
+        if cfg.plot_benchmarks and not any(fnmatch(b, p) for p in cfg.plot_benchmarks):
+            continue
+        tag = re.sub(r"[^\w.-]+", "_", b)  # "puzzles | bridges 8x8 hard" -> puzzles_bridges_8x8_hard
         base = [r for r in stats if r["benchmark"] == b and r["outcome"] == "all" and r["subset"] == "all"]
         if not base:
             continue

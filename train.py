@@ -509,7 +509,7 @@ def peak_flops(cfg: TrainConfig, ctx) -> float | None:
 
 # keys that change how a run is watched or saved, not what it computes: a resume may change them
 RUN_ONLY_KEYS = ("resume", "cpu_threads", "tensorboard", "wandb", "wandb_project", "log_every", "save_every",
-                 "keep_last", "peak_tflops", "lora.save_adapter")
+                 "keep_last", "keep_steps", "keep_every", "rl.log_samples", "peak_tflops", "lora.save_adapter")
 
 
 def start(cfg: TrainConfig, ctx):

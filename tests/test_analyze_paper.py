@@ -60,7 +60,7 @@ def test_one_command_over_a_glob_of_checkpoints(checkpoints):
     tmp = checkpoints
     analyze.main(["--config", "configs/analyze/default.yaml", f"inputs=[{tmp}/eval_step_*/samples.jsonl]",
                   f"out_root={tmp}", "name=dyn", "labeler=cue", "passk=[1,4]", "bootstrap=20",
-                  f"compare={tmp}/compare.json", "tokenizer=/nonexistent/olmo3"])
+                  f"compare={tmp}/compare.json", "tokenizer=/nonexistent/olmo3", "plot_benchmarks=[puzzles]"])
     out = tmp / "dyn" / "analysis"
     stats = rows_of(out / "stats.csv")
     base = [r for r in stats if r["outcome"] == "all" and r["subset"] == "all" and r["benchmark"] == "puzzles"]
@@ -144,7 +144,8 @@ def test_hf_classifier_input_keeps_the_span_and_the_nearest_context(tmp_path):
     assert clf._encode(long_span, ctx) == tok(long_span, add_special_tokens=False)["input_ids"][:24]
 
 
-def test_paper_analysis_config():
+def test_paper_analysis_config(monkeypatch):
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "stand-in")  # the judges' key is checked at config load
     cfg = load_or_raise(analyze.AnalyzeConfig, ["--config", "configs/analyze/paper.yaml", f"inputs=[{__file__}]"])
     assert [j.engine.model for j in cfg.judges] == ["deepseek-reasoner", "deepseek-chat"]  # V3.2 + Chat, line 53
     assert all(j.engine.reasoning_content == "drop" for j in cfg.judges)

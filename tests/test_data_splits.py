@@ -73,9 +73,11 @@ def test_sft_and_trace_configs_refuse_test_splits(data, tmp_path):
     import generate
     import train
 
-    (tmp_path / "config.json").write_text("{}")  # a model directory (model paths are checked at load)
-    (tmp_path / "model.safetensors").write_bytes((2).to_bytes(8, "little") + b"{}")
-    base = ["stage=sft", f"model={tmp_path}"]
+    model = tmp_path / "model"  # a stand-in model directory (model paths are checked at config load)
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    (model / "model.safetensors").write_bytes((2).to_bytes(8, "little") + b"{}")
+    base = ["stage=sft", f"model={model}"]
     with pytest.raises(ConfigError) as e:
         load_or_raise(train.TrainConfig, base + [f"sft.data=[{data}]"])
     assert e.value.key == "sft.split"

@@ -86,7 +86,8 @@ def test_rejection_sampling_keeps_the_teachers_chain_of_thought(reasoner, tmp_pa
     generate.main(["mode=sft_traces", f"out={tmp_path}/traces", f"traces.records=[{tmp_path}]",
                    "traces.records_split=train_sft", "traces.samples=2", "traces.teacher.backend=openai",
                    f"traces.teacher.base_url={reasoner}", "traces.teacher.model=deepseek-reasoner",
-                   "traces.teacher.omit_params=[temperature,top_p]"])
+                   "traces.teacher.omit_params=[temperature,top_p,n]"])
+    assert len(Reasoner.calls) == 2 and not {"n", "temperature", "top_p"} & set(Reasoner.calls[0])  # a request per sample
     rows = load_split(tmp_path / "traces", "train")
     assert len(rows) == 1 and rows[0]["id"] == rec["id"]
     trace = rows[0]["responses"][0]

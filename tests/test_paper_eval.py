@@ -23,10 +23,22 @@ FIXTURES = {"MathArena/": DATA / "matharena.jsonl", "allenai/omega-": DATA / "om
             "RUC-AIBOX/OlymMATH": DATA / "math.jsonl"}
 
 
+@pytest.fixture(autouse=True)
+def stand_ins(tmp_path, monkeypatch):
+    """What a config load checks exists: a model directory and the puzzle test split (runs/ here)."""
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    (model / "model.safetensors").write_bytes((2).to_bytes(8, "little") + b"{}")
+    rec = envs.make("undead", width=3, height=3, level="easy").generate(seed=0)
+    write_jsonl(shard_path(tmp_path / "runs" / "data" / "puzzles", "test", 0), [rec])
+    monkeypatch.chdir(tmp_path)
+
+
 def eval_cfg(name: str, *extra: str):
     import evaluate
 
-    return load_or_raise(evaluate.EvalConfig, ["--config", str(ROOT / "configs" / "eval" / name), "model=m", *extra])
+    return load_or_raise(evaluate.EvalConfig, ["--config", str(ROOT / "configs" / "eval" / name), "model=model", *extra])
 
 
 @pytest.fixture

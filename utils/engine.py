@@ -76,9 +76,10 @@ class EngineConfig:
                                                "<reasoning> block before the answer (SFT traces distilled from a "
                                                "reasoner, puzzle_to_math line 39); drop keeps the content only "
                                                "(judges)", choices=("tag", "drop"))
-    omit_params: List[str] = field([], help="openai: request fields not sent (temperature, top_p, seed), for "
+    omit_params: List[str] = field([], help="openai: request fields not sent (temperature, top_p, seed, n), for "
                                             "endpoints that ignore them: deepseek-reasoner ignores temperature and "
-                                            "top_p, so sending them would record a setting that never applied")
+                                            "top_p, so sending them would record a setting that never applied; "
+                                            "without n, each sample is its own request")
     chat_template: str = field("", help="hf/vllm: replace the tokenizer's chat template: a Jinja string or a "
                                         "template file (.jinja); empty: the tokenizer's own")
     enable_thinking: Optional[bool] = field(None, help="hf/vllm: the chat template's enable_thinking switch (Qwen3: "
@@ -443,7 +444,7 @@ class VLLMEngine:
 # --------------------------------------------------------------------------- openai
 
 
-OMITTABLE = ("temperature", "top_p", "seed")
+OMITTABLE = ("temperature", "top_p", "seed", "n")
 _REASONING_BLOCK = re.compile(r"<reasoning>(.*?)</reasoning>", re.S)
 
 
