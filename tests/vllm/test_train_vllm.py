@@ -16,7 +16,7 @@ RL = ["stage=rl", "data.sources=[{env: parity}]", "rl.steps=3", "rl.batch_size=1
 
 
 def train(tmp_path, tiny64, name: str, *extra: str, launcher: tuple = ()):
-    r = run([*launcher, "tests/vllm/train_main.py", f"name={name}", f"out_dir={tmp_path}", f"model={tiny64}",
+    r = run([*launcher, "tests/vllm/entry.py", "train", f"name={name}", f"out_dir={tmp_path}", f"model={tiny64}",
              *RL, *extra])
     assert r.returncode == 0, tail(r)
     assert "Traceback" not in r.stderr, tail(r)  # e.g. vLLM's teardown after the trainer's
