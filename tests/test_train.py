@@ -137,9 +137,7 @@ def test_resume_gives_the_same_weights(sft_model, tmp_path, even_env, one_thread
     finally:
         EvenEnv.crash_after = None
     assert len(metrics(tmp_path / "cut")) == 2
-    with pytest.raises(SystemExit, match="resume=true"):  # never overwrite a run by accident
-        run_train(args + ["name=cut"])
-    run_train(args + ["name=cut", "resume=true"])
+    run_train(args + ["name=cut"])  # the same command resumes
     full, cut = weights(f"{tmp_path}/full/final"), weights(f"{tmp_path}/cut/final")
     assert all(torch.equal(full[k], cut[k]) for k in full), "resumed weights differ"
     assert not all(torch.equal(full[k], v) for k, v in weights(sft_model).items() if k in full), "nothing trained"
