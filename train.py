@@ -653,8 +653,6 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
     if ctx.main and ckpt is not None:
         checkpoint.link_final(ckpt, run_dir / "final")
     dist.barrier()
-    if ecfg.backend == "vllm":
-        engine.close()  # its teardown destroys the process group: after our last collective
 
 
 # =============================================================================== RL
