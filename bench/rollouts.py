@@ -100,7 +100,10 @@ def run_ours(a, record: Path) -> None:
                 f"rl.batch_size={a.prompts * a.group}", f"rl.group_size={a.group}", "rl.minibatches=1",
                 f"rl.micro_batch_size={a.prompts * a.group}", f"rl.max_tokens={a.max_tokens}", "optim.lr=1e-3",
                 "rl.engine.backend=vllm", *(f"rl.engine.{x}" for x in engine_args(a)), "save_every=100000",
-                "rl.log_samples=0", *([] if a.gpu else ["cpu_threads=1"])])
+                "rl.log_samples=0", *([] if a.gpu else ["cpu_threads=1"]),
+                # where train.py checks max_prompt_tokens + max_tokens <= max_model_len
+                *([f"rl.max_prompt_tokens={a.max_model_len - a.max_tokens}"]
+                  if hasattr(train.RLSection(), "max_prompt_tokens") else [])])
     record.write_text(json.dumps(steps))
 
 
