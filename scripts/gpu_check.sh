@@ -33,8 +33,8 @@ export VLLM_CPU_KVCACHE_SPACE=${VLLM_CPU_KVCACHE_SPACE:-1}
 if [ $DRY = 1 ]; then
     PY=${PY:-.venv-vllm/bin/python}
     NGPU=0 NPROC=2 DEVICE=cpu
-    ENG="rl.engine.dtype=float32 rl.engine.enforce_eager=true rl.engine.max_model_len=2048"
-    EVAL_ENG="engine.dtype=float32 engine.enforce_eager=true engine.max_model_len=2048"
+    ENG="rl.engine.dtype=float32 rl.engine.enforce_eager=true rl.engine.max_model_len=4096"
+    EVAL_ENG="engine.dtype=float32 engine.enforce_eager=true engine.max_model_len=4096"
     PROBE=(--hidden 64) MEM_TOKENS="1024" FULL_T=1024
     export OMP_NUM_THREADS=1
 else
