@@ -4,7 +4,6 @@ assignment problem come from the gym."""
 from __future__ import annotations
 
 import heapq
-from fractions import Fraction
 from itertools import permutations
 
 from envs.compose.brick import Brick, by_name
@@ -32,24 +31,6 @@ def characteristic_polynomial(m, c):
         am = [[sum(m[i][t] * mk[t][j] for t in range(n)) for j in range(n)] for i in range(n)]
         coeffs.append(-sum(am[i][i] for i in range(n)) // k)
     return coeffs
-
-
-def matrix_rank(m, c):
-    n = len(m)
-    c.tick(n ** 3)
-    rows = [[Fraction(x) for x in r] for r in m]
-    rank = 0
-    for col in range(n):
-        p = next((r for r in range(rank, n) if rows[r][col] != 0), None)
-        if p is None:
-            continue
-        rows[rank], rows[p] = rows[p], rows[rank]
-        for r in range(n):
-            if r != rank and rows[r][col] != 0:
-                f = rows[r][col] / rows[rank][col]
-                rows[r] = [a - f * b for a, b in zip(rows[r], rows[rank])]
-        rank += 1
-    return rank
 
 
 def permanent(m, c):
@@ -93,20 +74,6 @@ def gram_matrix(g, c):
 def is_symmetric(m, c):
     c.tick(cells(m))
     return all(m[i][j] == m[j][i] for i in range(len(m)) for j in range(i))
-
-
-def spiral_order(g, c):
-    c.tick(cells(g))
-    out, top, bottom, left, right = [], 0, len(g) - 1, 0, len(g[0]) - 1
-    while top <= bottom and left <= right:
-        out += [g[top][k] for k in range(left, right + 1)]
-        out += [g[r][right] for r in range(top + 1, bottom + 1)]
-        if top < bottom:
-            out += [g[bottom][k] for k in range(right - 1, left - 1, -1)]
-        if left < right:
-            out += [g[r][left] for r in range(bottom - 1, top, -1)]
-        top, bottom, left, right = top + 1, bottom - 1, left + 1, right - 1
-    return out
 
 
 def antidiagonal_order(g, c):
@@ -168,15 +135,12 @@ BRICKS = by_name([
     Brick("matrix_square", MATRIX, MATRIX, "Multiply the matrix by itself.", matrix_square),
     Brick("characteristic_polynomial", MATRIX, LIST_INT, "The coefficients of det(xI - M), from the highest power "
           "of x (always 1) down to the constant term.", characteristic_polynomial),
-    Brick("matrix_rank", MATRIX, INT, "The rank of the matrix (over the rationals).", matrix_rank),
     Brick("permanent", MATRIX, INT, "The permanent: like the determinant but with every term added (no output above "
           "5 x 5).", permanent),
     Brick("inverse_mod_7", MATRIX, MATRIX, "The inverse matrix modulo 7, entries in 0..6 (no output if the matrix is "
           "not invertible modulo 7).", inverse_mod_7),
     Brick("gram_matrix", GRID, MATRIX, "The matrix G with G[i][j] = the dot product of rows i and j.", gram_matrix),
     Brick("is_symmetric", MATRIX, BOOL, "Is the matrix equal to its transpose?", is_symmetric),
-    Brick("spiral_order", GRID, LIST_INT, "List the cells in clockwise spiral order, starting at the top-left cell "
-          "and going right.", spiral_order),
     Brick("antidiagonal_order", GRID, LIST_INT, "List the cells anti-diagonal by anti-diagonal (row + column = 0, 1, "
           "2, ...), each from the top row down.", antidiagonal_order),
     Brick("min_path_sum", GRID, INT, "The smallest sum of cells on a path from the top-left to the bottom-right cell "

@@ -46,18 +46,6 @@ def sum_of_two_squares(n, c):
     return None
 
 
-def continued_fraction(p, c):
-    a, b = p
-    if b <= 0 or a < 0:
-        return None
-    out = []
-    while b:
-        c.tick()
-        out.append(a // b)
-        a, b = b, a % b
-    return out
-
-
 def bezout(p, c):
     a, b = p
     old_r, r, old_s, s, old_t, t = a, b, 1, 0, 0, 1
@@ -155,8 +143,6 @@ BRICKS = by_name([
           "negative).", min_coins_134, up_to_120),
     Brick("sum_of_two_squares", INT, PAIR, "The pair (a, b) with a <= b, a as small as possible, and a^2 + b^2 equal "
           "to the number (no output if there is none).", sum_of_two_squares, two_squares),
-    Brick("continued_fraction", PAIR, LIST_INT, "The continued fraction of a/b for the pair (a, b): the quotients of "
-          "Euclid's algorithm (no output if b <= 0 or a < 0).", continued_fraction),
     Brick("bezout", PAIR, PAIR, "The extended Euclidean algorithm on (a, b): the coefficients (x, y) it ends with, "
           "so that a*x + b*y = gcd(a, b) (start from (1, 0) and (0, 1); quotients rounded down).", bezout),
     Brick("power_mod_97", PAIR, INT, "a to the power b modulo 97, for the pair (a, b) (no output if b < 0).",

@@ -7,7 +7,7 @@ import heapq
 
 from envs.compose.brick import Brick, by_name
 from envs.compose.bricks.strings import sort_cost
-from envs.compose.types import INT, LIST_INT, LIST_STR, PERM, STR
+from envs.compose.types import INT, LIST_INT, LIST_STR, STR
 
 
 def prefix_function(s, c):
@@ -35,19 +35,6 @@ def z_function(s, c):
         if i + z[i] > right:
             left, right = i, i + z[i]
     return z
-
-
-def longest_palindromic_substring(s, c):
-    n = len(s)
-    c.tick(n * n // 2 + n)
-    best = s[:1]
-    for center in range(2 * n - 1):
-        lo, hi = center // 2, (center + 1) // 2
-        while lo >= 0 and hi < n and s[lo] == s[hi]:
-            lo, hi = lo - 1, hi + 1
-        if hi - lo - 1 > len(best):
-            best = s[lo + 1:hi]
-    return best
 
 
 def longest_repeated_substring(s, c):
@@ -277,16 +264,12 @@ BRICKS = by_name([
           "proper prefix of s[0..i] that is also a suffix of it.", prefix_function),
     Brick("z_function", STR, LIST_INT, "The Z-function: for each position i, the length of the longest common prefix "
           "of the string and its suffix starting at i (position 0 gets the full length).", z_function),
-    Brick("longest_palindromic_substring", STR, STR, "The longest contiguous substring that reads the same backwards "
-          "(the leftmost if several).", longest_palindromic_substring, small_alphabet),
     Brick("longest_repeated_substring", STR, STR, "The longest substring that occurs at least twice, occurrences may "
           "overlap (ties: the one occurring first; no output if no character repeats).", longest_repeated_substring,
           small_alphabet),
     Brick("minimal_rotation", STR, STR, "The alphabetically smallest rotation of the string.", minimal_rotation),
     Brick("bwt", STR, STR, "The Burrows-Wheeler transform: sort all rotations of the string and take the last "
           "character of each.", bwt),
-    Brick("suffix_array", STR, PERM, "The suffix array: the start positions of all suffixes, ordered alphabetically "
-          "by suffix.", suffix_array),
     Brick("lcp_array", STR, LIST_INT, "Sort the suffixes alphabetically and list the length of the longest common "
           "prefix of each neighbouring pair.", lcp_array),
     Brick("distinct_substrings", STR, INT, "Count the distinct non-empty substrings.", distinct_substrings),
