@@ -310,19 +310,25 @@ def launch_shards(cfg: EvalConfig, out: Path, argv: list[str], benches: list) ->
         print(f"evaluate.py: {len(procs)} shard processes{' on GPUs ' + ','.join(gpus) if gpus else ''}; "
               f"logs {out}/shard*of{n}.log", file=sys.stderr, flush=True)
     failed, last = [], time.time()
-    while procs:
-        time.sleep(1)
-        for i, (proc, log) in list(procs.items()):
-            if proc.poll() is not None:
-                log.close()
-                del procs[i]
-                if proc.returncode != 0:
-                    failed.append(i)
-        if time.time() - last >= 60 or not procs:
-            last = time.time()
-            written = sum(1 for f in out.glob(f"samples.shard*of{n}.jsonl") for _ in open(f))
-            print(f"evaluate.py: {written}/{total} samples in shard files, {len(procs)} shards running",
-                  file=sys.stderr, flush=True)
+    try:
+        while procs:
+            time.sleep(1)
+            for i, (proc, log) in list(procs.items()):
+                if proc.poll() is not None:
+                    log.close()
+                    del procs[i]
+                    if proc.returncode != 0:
+                        failed.append(i)
+            if time.time() - last >= 60 or not procs:
+                last = time.time()
+                written = sum(1 for f in out.glob(f"samples.shard*of{n}.jsonl") for _ in open(f))
+                print(f"evaluate.py: {written}/{total} samples in shard files, {len(procs)} shards running",
+                      file=sys.stderr, flush=True)
+    finally:  # interrupted (Ctrl-C, a job's time limit): no shard outlives the launcher
+        for proc, _ in procs.values():
+            proc.terminate()
+        for proc, _ in procs.values():
+            proc.wait()
     if failed:
         tails = "\n".join(f"--- shard {i}: {out}/shard{i}of{n}.log\n" +
                           "".join(open(out / f"shard{i}of{n}.log").readlines()[-15:]) for i in failed)

@@ -23,6 +23,14 @@ TINY64 = dict(hidden_size=128, intermediate_size=256, num_attention_heads=2, num
 ENGINE = ["dtype=float32", "enforce_eager=true", "max_model_len=512"]
 
 
+def rl_prompt_budget() -> list[str]:
+    """rl.max_prompt_tokens where train.py has it (it refuses max_prompt_tokens + rl.max_tokens >
+    engine.max_model_len; its default, 2048, is past the 512 used here)."""
+    import train
+
+    return ["rl.max_prompt_tokens=256"] if hasattr(train.RLSection(), "max_prompt_tokens") else []
+
+
 @pytest.fixture(scope="session")
 def tiny64(tmp_path_factory) -> str:
     from utils.tiny import TinySpec, build_tiny
