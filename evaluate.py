@@ -92,6 +92,11 @@ class EvalConfig:
             local = modelpath.looks_local(b.path) or Path(b.path).suffix in (".jsonl", ".json", ".parquet")
             if not b.path:
                 yield f"benchmarks.{i}.path", "missing (a local file, a directory of shards, or a hub dataset id)"
+            elif any(c in b.path for c in "*?["):  # a glob of release files (utils/benchmarks.py)
+                import glob
+
+                if not glob.glob(b.path):
+                    yield f"benchmarks.{i}.path", f"{b.path} matches no file (does not exist)"
             elif local and not Path(b.path).exists():
                 yield f"benchmarks.{i}.path", f"{b.path} does not exist"
         yield from self.engine.problems("engine")
@@ -305,19 +310,25 @@ def launch_shards(cfg: EvalConfig, out: Path, argv: list[str], benches: list) ->
         print(f"evaluate.py: {len(procs)} shard processes{' on GPUs ' + ','.join(gpus) if gpus else ''}; "
               f"logs {out}/shard*of{n}.log", file=sys.stderr, flush=True)
     failed, last = [], time.time()
-    while procs:
-        time.sleep(1)
-        for i, (proc, log) in list(procs.items()):
-            if proc.poll() is not None:
-                log.close()
-                del procs[i]
-                if proc.returncode != 0:
-                    failed.append(i)
-        if time.time() - last >= 60 or not procs:
-            last = time.time()
-            written = sum(1 for f in out.glob(f"samples.shard*of{n}.jsonl") for _ in open(f))
-            print(f"evaluate.py: {written}/{total} samples in shard files, {len(procs)} shards running",
-                  file=sys.stderr, flush=True)
+    try:
+        while procs:
+            time.sleep(1)
+            for i, (proc, log) in list(procs.items()):
+                if proc.poll() is not None:
+                    log.close()
+                    del procs[i]
+                    if proc.returncode != 0:
+                        failed.append(i)
+            if time.time() - last >= 60 or not procs:
+                last = time.time()
+                written = sum(1 for f in out.glob(f"samples.shard*of{n}.jsonl") for _ in open(f))
+                print(f"evaluate.py: {written}/{total} samples in shard files, {len(procs)} shards running",
+                      file=sys.stderr, flush=True)
+    finally:  # interrupted (Ctrl-C, a job's time limit): no shard outlives the launcher
+        for proc, _ in procs.values():
+            proc.terminate()
+        for proc, _ in procs.values():
+            proc.wait()
     if failed:
         tails = "\n".join(f"--- shard {i}: {out}/shard{i}of{n}.log\n" +
                           "".join(open(out / f"shard{i}of{n}.log").readlines()[-15:]) for i in failed)
@@ -534,9 +545,18 @@ def main(argv: list[str]) -> None:
     if cfg.num_shards == 0:
         cfg.num_shards = max(1, len(visible_gpus()) // max(1, cfg.engine.tensor_parallel_size))
     if cfg.shard_index >= 0:  # one shard: sample, no results (the launcher, or the same command without shard_index, merges)
-        if not fp_file.exists():
-            atomic_write_text(fp_file, fingerprint(cfg) + "\n")
-        evaluate(cfg, out, benches)
+        lock = RunLock(out, "evaluate.py", name=f".lock.shard{cfg.shard_index}of{cfg.num_shards}")
+        try:  # two jobs on one shard would double its samples file
+            lock.acquire()
+        except Locked as e:
+            print(f"evaluate.py: {e}", file=sys.stderr)
+            sys.exit(2)
+        try:
+            if not fp_file.exists():
+                atomic_write_text(fp_file, fingerprint(cfg) + "\n")
+            evaluate(cfg, out, benches)
+        finally:
+            lock.release()
         print(f"wrote {samples_file(out, cfg)}")
         return
     lock = RunLock(out, "evaluate.py")

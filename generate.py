@@ -21,10 +21,11 @@ from typing import Any, Dict, List
 from envs.code.data import SeedsConfig, SelectConfig
 from envs.code.synth import SynthConfig
 from envs.compose.dataset import RacesGenConfig
+from envs.compose.llm_bricks import BricksGenConfig
 from envs.traces import TracesConfig
 from utils.config import field, load
 
-MODES = ("envs", "races", "sft_traces", "synth", "seeds", "select")
+MODES = ("envs", "races", "bricks", "sft_traces", "synth", "seeds", "select")
 
 
 @dataclass
@@ -51,6 +52,8 @@ class GenerateConfig:
                                        "paper trains and tests on different grids")
     races: RacesGenConfig = field(RacesGenConfig(), help="mode=races: RACES composites (brick pool, composition "
                                                           "sizes, operator mix, count)")
+    bricks: BricksGenConfig = field(BricksGenConfig(), help="mode=bricks: model-written RACES bricks, kept by static "
+                                                            "self-consistency and multi-sample output consistency")
     traces: TracesConfig = field(TracesConfig(), help="mode=sft_traces: rejection-sampled SFT traces (teacher, K, "
                                                        "input records)")
     synth: SynthConfig = field(SynthConfig(), help="mode=synth: multi-turn teacher-student synthesis of code "
@@ -69,6 +72,8 @@ class GenerateConfig:
             yield "splits", "no splits given"
         if self.mode == "races":
             yield from ((f"races.{key}", msg) for key, msg in self.races.validate())
+        if self.mode == "bricks":
+            yield from ((f"bricks.{key}", msg) for key, msg in self.bricks.validate())
         if self.mode == "sft_traces":
             yield from ((f"traces.{key}", msg) for key, msg in self.traces.validate())
         if self.mode == "synth":
@@ -271,6 +276,12 @@ def main(argv: list[str]) -> None:
 
         summary = generate_races(cfg.races, cfg.out, cfg.seed, cfg.shard_size)
         atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps(summary, indent=2) + "\n")
+        print(format_summary(summary))
+    elif cfg.mode == "bricks":
+        from envs.compose.llm_bricks import format_summary, generate_bricks
+
+        summary = generate_bricks(cfg.bricks, cfg.out, cfg.seed)  # its manifest.json lists the bricks
+        atomic_write_text(Path(cfg.out) / "summary.json", json.dumps(summary, indent=2) + "\n")
         print(format_summary(summary))
     elif cfg.mode == "sft_traces":
         from envs.traces import format_summary, generate_traces

@@ -1,26 +1,31 @@
 """Unique puzzle instances per CPU second, ours against Tatham's C generators measured in the
 same run on the same machine, at the same parameters, for every rung of every puzzle's ladder.
 
-    python bench/puzzles.py [--seconds 2] [--rounds 4] [--only bridges] [--no-install]
+    python bench/puzzles.py [--seconds 2] [--rounds 4] [--only bridges] [--no-install] [--c-dir DIR]
 
-The C anchor is Debian's `sgt-puzzles` package (Tatham's collection; `sgt-bridges --generate N
-PARAMS` prints N fresh game IDs without a display). When its binaries are missing the script
-installs the package with apt-get if it runs as root (else it says how), and when that fails it
-prints our rates with the C columns marked "not measured".
+Two C anchors, each measured when present:
+- packaged: Debian's `sgt-puzzles` (`sgt-bridges --generate N PARAMS` prints N fresh game IDs
+  without a display). When its binaries are missing the script installs the package with apt-get
+  if it runs as root (else it says how). Debian 12 ships a January 2023 build, older than
+  Tatham's current Galaxies generator (see GALAXIES_CHANGE).
+- current source: his generators built from a checkout of his repository by `make tatham-c`
+  (bench/tatham_gen.c, the same `--generate N PARAMS`, no GTK) into runs/bench/tatham/.
+A missing anchor is marked "not measured" in its columns, with the reason.
 
-How it is measured: for each rung, C and Python alternate for --rounds rounds, each side getting
-about --seconds / --rounds CPU seconds per round. C time is the user + system CPU time of the
-child processes (resource.getrusage(RUSAGE_CHILDREN)) minus, per process, the CPU time of
-starting one (`--version`, median of 5 in this run: loading GTK); Python time is this process's
-CPU time (time.process_time) for `env.generate(seed, difficulty=rung)`, which makes the whole
-record (prompt, gold reasoning) after the uniqueness-checked puzzle. Seeds are consecutive.
-Targets (issue 15): ours / C >= 0.1 for Pattern and >= 0.15 for the other puzzles.
+How it is measured: for each rung, the C anchors and Python alternate for --rounds rounds, each
+getting about --seconds / --rounds CPU seconds per round. C time is the user + system CPU time
+of the child processes (resource.getrusage(RUSAGE_CHILDREN)) minus, per process, the CPU time of
+starting one (`--version`, median of 5 in this run: loading GTK for the package); Python time is
+this process's CPU time (time.process_time) for `env.generate(seed, difficulty=rung)`, which makes
+the whole record (prompt, gold reasoning) after the uniqueness-checked puzzle. Seeds are
+consecutive. Targets (issue 15): ours / C >= 0.1 for Pattern and >= 0.15 for the other puzzles.
 Prints markdown; exits 0 whether or not C could be measured.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -29,13 +34,21 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root
 
 import envs  # noqa: E402
 from envs.puzzles import PUZZLES  # noqa: E402
 
 TARGETS = {"pattern": 0.1, "bridges": 0.15, "undead": 0.15, "galaxies": 0.15}
+# Tatham's Galaxies generator changed on 2023-03-11/12 (upstream commits 47de8f44 "remove the
+# 'maxtries' system" and adf2a098 "skew grid generation in favour of wiggliness"): since then it
+# keeps the wiggliest of 10 layouts per attempt, as ours does, and never accepts a too-easy puzzle.
+# Builds before that date (Debian 12 ships 20230122) make one layout per attempt and, after 50
+# attempts, accept a puzzle easier than asked.
+GALAXIES_CHANGE = 20230312
 SEARCH = ("/usr/games", "/usr/local/games", "/usr/bin", "/usr/local/bin")
+ROOT = Path(__file__).resolve().parents[1]
+UPSTREAM_DIR = ROOT / "runs" / "bench" / "tatham"  # `make tatham-c` builds here
 
 
 def tatham_params(name: str, w: int, h: int, level: str | None) -> str:
@@ -53,7 +66,10 @@ def tatham_params(name: str, w: int, h: int, level: str | None) -> str:
     raise ValueError(name)
 
 
-def find_binary(name: str) -> str | None:
+def find_binary(name: str, where: str | None = None) -> str | None:
+    """sgt-<name> in `where` if given, else on PATH or in the usual directories."""
+    if where is not None:
+        return f"{where}/sgt-{name}" if os.access(f"{where}/sgt-{name}", os.X_OK) else None
     return shutil.which(f"sgt-{name}") or next(
         (p for d in SEARCH if os.access(p := f"{d}/sgt-{name}", os.X_OK)), None)
 
@@ -106,10 +122,12 @@ class CSide:
         spent = 0.0
         while spent < chunk:
             # sized by the CPU time per puzzle including start-up (an over-estimate, so a call
-            # never runs much past the chunk); the first call of a rung makes 4
-            want = 4 if self.per_item is None else int((chunk - spent) / self.per_item) + 1
+            # never runs much past the chunk); the first call of a rung makes 1 (Undead 9x6
+            # tricky takes his generator about a second)
+            want = 1 if self.per_item is None else int((chunk - spent) / self.per_item) + 1
             n = max(1, min(want, 4 * self.n + 4))  # grow at most 4x per call while it calibrates
-            dt, out = run_c(self.binary, ["--generate", str(n), self.params], timeout=max(60.0, 50 * chunk))
+            # the timeout (wall clock) only guards against a hang, on a machine that may be busy
+            dt, out = run_c(self.binary, ["--generate", str(n), self.params], timeout=max(600.0, 100 * chunk))
             got = len(out.split())
             if got != n:
                 raise RuntimeError(f"`sgt-... --generate {n} {self.params}` printed {got} game IDs")
@@ -142,66 +160,100 @@ def startup_cpu(binary: str) -> float:
     return statistics.median(run_c(binary, ["--version"])[0] for _ in range(5))
 
 
+def describe_anchor(label: str, binaries: dict[str, str | None], names: list[str]) -> dict[str, float]:
+    """Print what the anchor is (version, start-up CPU) and return the start-up per puzzle."""
+    found = {n: b for n, b in binaries.items() if b}
+    if not found:
+        return {}
+    b = next(iter(found.values()))
+    version = (run_c(b, ["--version"])[1].strip().splitlines() or ["version unknown"])[-1]
+    startups = {n: startup_cpu(b) for n, b in found.items()}
+    where = Path(b).parent
+    if where.is_relative_to(ROOT):
+        where = where.relative_to(ROOT)
+    print(f"{label}: {version} ({where}/sgt-*), process start-up "
+          + ", ".join(f"{n} {s * 1000:.1f} ms" for n, s in startups.items()) + " CPU, subtracted per call.\n")
+    built = re.search(r"(20\d{6})", version)
+    if "galaxies" in found and built and int(built[1]) < GALAXIES_CHANGE:
+        print(f"**Galaxies: this C build ({built[1]}) predates Tatham's generator change of 2023-03-12**: it "
+              "makes one layout per attempt where his current generator, and ours, keep the wiggliest of 10, "
+              "and after 50 attempts it accepts a puzzle easier than asked (most of its 'du' puzzles grade "
+              "normal), so it does far less work per puzzle than his current code.\n")
+    return startups
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per side per rung")
     ap.add_argument("--rounds", type=int, default=4, help="alternations of C and Python per rung")
     ap.add_argument("--only", default=None, choices=sorted(PUZZLES), help="one puzzle")
     ap.add_argument("--no-install", action="store_true", help="do not try apt-get when sgt-puzzles is missing")
+    ap.add_argument("--c-dir", default=None, help="directory of Tatham's sgt-* binaries (default: PATH, /usr/games)")
+    ap.add_argument("--upstream-dir", default=str(UPSTREAM_DIR),
+                    help="his current generators built from source by `make tatham-c` (measured when present)")
     args = ap.parse_args()
     names = [args.only] if args.only else ["bridges", "pattern", "undead", "galaxies"]
+    made = {name: envs.make(name) for name in names}  # import every module now: the run measures one version
 
     why_not = ""
-    if any(find_binary(n) is None for n in names) and not args.no_install:
+    if any(find_binary(n, args.c_dir) is None for n in names) and not args.no_install and args.c_dir is None:
         why_not = install()
-    binaries = {n: find_binary(n) for n in names}
-    missing = [n for n, b in binaries.items() if b is None]
+    packaged = {n: find_binary(n, args.c_dir) for n in names}
+    missing = [n for n, b in packaged.items() if b is None]
     if missing:
         why_not = why_not or "sgt-puzzles is not installed (apt-get install sgt-puzzles)"
-        print(f"**C not measured for {', '.join(missing)}: {why_not}.**\n")
-    startups: dict[str, float] = {}
-    if any(binaries.values()):
-        b = next(b for b in binaries.values() if b)
-        version = (run_c(b, ["--version"])[1].strip().splitlines() or ["version unknown"])[-1]
-        startups = {n: startup_cpu(b) for n, b in binaries.items() if b}
-        print(f"C anchor: {version} ({Path(b).parent}/sgt-*), process start-up "
-              + ", ".join(f"{n} {s * 1000:.1f} ms" for n, s in startups.items())
-              + " CPU, subtracted per call.\n")
-    print(f"{args.seconds:g} CPU s per side per rung in {args.rounds} alternating rounds; rates are unique "
-          "puzzles per CPU second on one core.\n")
-    print("| puzzle | d | size | level | Tatham params | ours /s | C /s | ours / C | target | met |")
-    print("|---|---:|---|---|---|---:|---:|---:|---:|---|")
-    worst: dict[str, float] = {}
+        print(f"**C (packaged) not measured for {', '.join(missing)}: {why_not}.**\n")
+    upstream = {n: find_binary(n, args.upstream_dir) for n in names}
+    if not any(upstream.values()):
+        print("C (current source) not measured: build it with `make tatham-c TATHAM_SRC=<checkout of "
+              "https://git.tartarus.org/simon/puzzles.git>` (gcc, no GTK needed).\n")
+    anchors = [("C (packaged)", packaged), ("C (current source)", upstream)]
+    startups = [describe_anchor(label, bins, names) for label, bins in anchors]
+    print(f"{args.seconds:g} CPU s per side per rung in {args.rounds} rounds alternating C and Python; rates "
+          "are unique puzzles per CPU second on one core. `met` compares with his current source where it "
+          "was measured (the generators ours reimplements), else with the package.\n")
+    print("| puzzle | d | size | level | Tatham params | ours /s | C (packaged) /s | ours / C | "
+          "C (current source) /s | ours / C | target | met |")
+    print("|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|---|")
+    worst: dict[tuple[str, str], float] = {}
+    chunk = args.seconds / args.rounds
     for name in names:
-        env = envs.make(name)
-        for d, (w, h, level) in enumerate(env.ladder):
+        for d, (w, h, level) in enumerate(made[name].ladder):
             params = tatham_params(name, w, h, level)
             py = PySide(name, d)
-            c = CSide(binaries[name], params, startups[name]) if binaries[name] else None
-            note = ""
-            chunk = args.seconds / args.rounds
+            sides = [CSide(bins[name], params, ups[name]) if bins[name] else None
+                     for (_, bins), ups in zip(anchors, startups)]
+            notes = ["", ""]
             for _ in range(args.rounds):
-                if c is not None:
-                    try:
-                        c.round(chunk)
-                    except (RuntimeError, subprocess.TimeoutExpired) as e:
-                        note, c = str(e), None
+                for k, c in enumerate(sides):
+                    if c is not None:
+                        try:
+                            c.round(chunk)
+                        except (RuntimeError, subprocess.TimeoutExpired) as e:
+                            notes[k], sides[k] = str(e)[:160], None
                 py.round(chunk)
             ours = py.n / py.cpu
             target = TARGETS[name]
-            if c is None:
-                c_text, ratio_text, met = f"not measured{': ' + note if note else ''}", "-", "-"
-            else:
-                theirs = c.n / max(c.cpu, 1e-9)
-                ratio = ours / theirs
-                worst[name] = min(worst.get(name, ratio), ratio)
-                c_text, ratio_text, met = f"{theirs:,.1f}", f"{ratio:.2f}", "yes" if ratio >= target else "NO"
-            print(f"| {name} | {d} | {w}x{h} | {level or '-'} | `{params}` | {ours:,.1f} | {c_text} | {ratio_text} "
+            cells, ratios = [], []
+            for (label, _), c, note in zip(anchors, sides, notes):
+                if c is None:
+                    cells += [f"not measured{': ' + note if note else ''}", "-"]
+                    ratios.append(None)
+                else:
+                    ratio = ours / (c.n / max(c.cpu, 1e-9))
+                    worst[name, label] = min(worst.get((name, label), ratio), ratio)
+                    cells += [f"{c.n / max(c.cpu, 1e-9):,.1f}", f"{ratio:.2f}"]
+                    ratios.append(ratio)
+            judged = ratios[1] if ratios[1] is not None else ratios[0]
+            met = "-" if judged is None else "yes" if judged >= target else "NO"
+            print(f"| {name} | {d} | {w}x{h} | {level or '-'} | `{params}` | {ours:,.1f} | {' | '.join(cells)} "
                   f"| {target:g} | {met} |", flush=True)
-    if worst:
-        print("\nLowest ours / C per puzzle: "
-              + ", ".join(f"{n} {r:.2f} ({'meets' if r >= TARGETS[n] else 'misses'} {TARGETS[n]:g})"
-                          for n, r in worst.items()) + ".")
+    for label, _ in anchors:
+        lows = [(n, r) for (n, lab), r in worst.items() if lab == label]
+        if lows:
+            print(f"\nLowest ours / {label} per puzzle: "
+                  + ", ".join(f"{n} {r:.2f} ({'meets' if r >= TARGETS[n] else 'misses'} {TARGETS[n]:g})"
+                              for n, r in lows) + ".")
 
 
 if __name__ == "__main__":

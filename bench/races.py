@@ -111,7 +111,7 @@ def main() -> None:
     anchor = next(r for r in rows if r["brick"] == ANCHOR)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
-    print(f"## RACES bricks ({len(BRICKS)} registered: {len(ALGORITHMIC)} algorithms over structured values, "
+    print(f"**RACES bricks** ({len(BRICKS)} registered: {len(ALGORITHMIC)} algorithms over structured values, "
           f"{len(GYM_BRICKS)} of them gym envs)\n")
     print(f"Every brick measured, {args.seconds} CPU s per rate, one core; {bench_cpu:.0f} CPU s in all. "
           f"Anchor `{ANCHOR}`: {fmt(anchor['gen'])} records/s, {fmt(anchor['seq'])} sequential scores/s, "
@@ -142,7 +142,7 @@ def main() -> None:
               f"{pct(r['kept'])} |")
     print("\n</details>\n")
 
-    print("## Composite search and records\n")
+    print("**Composite search and records**\n")
     print("| pool | bricks | target | found | CPU s | composites per CPU s | usage min/median/max | one type order |")
     print("|---|---|---|---|---|---|---|---|")
     for name in ("core50", "base50", "all"):

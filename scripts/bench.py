@@ -53,7 +53,8 @@ def machine(short: bool = False) -> str:
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     if short:
         return f"{cpu}, {usable} cores"
-    return f"{cpu}, {os.cpu_count()} logical cores ({usable} usable){mem}; {platform.platform()}, Python {platform.python_version()}"
+    return (f"{cpu}, {os.cpu_count()} logical cores ({usable} usable){mem}; {platform.platform()}, "
+            f"Python {platform.python_version()}")
 
 
 def commit() -> str:
@@ -95,7 +96,7 @@ def run_one(name: str) -> str:
     log = LOGS / f"{name}.stderr"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.setdefault("OMP_NUM_THREADS", "1")  # one thread per core's worth of work, as in `make test`
-    before, started = load(), datetime.datetime.now().astimezone()
+    before, started, at = load(), datetime.datetime.now().astimezone(), commit()  # what runs is what is checked out now
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     print(f"bench: running bench/{name}.py (stderr: {log.relative_to(ROOT)})", file=sys.stderr, flush=True)
@@ -105,8 +106,8 @@ def run_one(name: str) -> str:
     wall = time.perf_counter() - t0
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime
-    info = (f"Run {started:%Y-%m-%d %H:%M %Z} on {machine(short=True)} at commit {commit()}; load average (1/5/15 min) {before} before, "
-            f"{load()} after; {wall:.0f} s wall, {cpu:.0f} s CPU (the script and its children).\n\n")
+    info = (f"Run {started:%Y-%m-%d %H:%M %Z} on {machine(short=True)} at commit {at}; load average (1/5/15 min) "
+            f"{before} before, {load()} after; {wall:.0f} s wall, {cpu:.0f} s CPU (the script and its children).\n\n")
     body = p.stdout.strip() + "\n"
     if p.returncode != 0:
         tail = log.read_text(errors="replace").strip().splitlines()[-15:]
@@ -122,14 +123,14 @@ def sections(text: str) -> dict[str, str]:
             for i, m in enumerate(marks)}
 
 
-def write_results(new: dict[str, str], started: datetime.datetime, before: str) -> None:
+def write_results(new: dict[str, str], started: datetime.datetime, before: str, at: str) -> None:
     old = sections(RESULTS.read_text()) if RESULTS.exists() else {}
     merged = {**old, **new}
     names = [n for n in ORDER if n in merged] + sorted(set(merged) - set(ORDER))
     text = ("# Benchmark results\n\nWritten by `make bench` (scripts/bench.py): every script in bench/, its "
             "markdown output verbatim. README's benchmark figures are copied from here.\n\n"
             f"Machine: {machine()}.\n\n"
-            f"Last `make bench`: {started:%Y-%m-%d %H:%M %Z} at commit {commit()}, ran {', '.join(new)}"
+            f"Last `make bench`: {started:%Y-%m-%d %H:%M %Z} at commit {at}, ran {', '.join(new)}"
             f"{' (the other sections are kept from earlier runs)' if set(old) - set(new) else ''}; load average "
             f"(1/5/15 min) {before} before, {load()} after.\n\n"
             + "\n".join(merged[n] for n in names))
@@ -162,8 +163,10 @@ def main() -> None:
     ap.add_argument("--check", action="store_true", help="exit 1 if README's blocks differ from RESULTS.md")
     args = ap.parse_args()
     if not (args.readme or args.check):
-        started, before = datetime.datetime.now().astimezone(), load()
-        write_results({name: run_one(name) for name in (args.only or ORDER)}, started, before)
+        started, before, at, done = datetime.datetime.now().astimezone(), load(), commit(), {}
+        for name in args.only or ORDER:  # written after each script: a later one hanging loses nothing
+            done[name] = run_one(name)
+            write_results(done, started, before, at)
         print(f"bench: wrote {RESULTS.relative_to(ROOT)}", file=sys.stderr)
     if not RESULTS.exists():
         sys.exit(f"bench: {RESULTS.relative_to(ROOT)} does not exist: run `make bench` first")

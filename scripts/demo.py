@@ -42,9 +42,41 @@ def main() -> None:
     run("analyze.py", "--config", "configs/analyze/default.yaml", "name=demo",
         "inputs=[runs/demo/eval_sft/samples.jsonl,runs/demo/eval_gspo/samples.jsonl]", "names=[sft,gspo]",
         "compare=runs/demo/compare-eval_sft-eval_gspo/compare.json")
-    print("\nDone. Look at: runs/demo/data/ (puzzles), runs/smoke/sft and runs/smoke/gspo_novelty "
-          "(metrics.jsonl, checkpoints), runs/demo/eval_*/results.json and passk.png, "
-          "runs/demo/compare-eval_sft-eval_gspo/, runs/demo/analysis/summary.md")
+    print("\n" + summary(ROOT / "runs/demo/eval_sft", ROOT / "runs/demo/eval_gspo", ROOT / "runs/smoke/gspo_novelty",
+                          ROOT / "runs/demo/summary.md"))
+    print("\nLook at: runs/demo/summary.md, runs/smoke/sft and runs/smoke/gspo_novelty (curves.png, metrics.jsonl, "
+          "checkpoints), runs/demo/eval_*/results.json and passk.png, runs/demo/compare-eval_sft-eval_gspo/, "
+          "runs/demo/analysis/summary.md, runs/demo/data/ (puzzles)")
+
+
+def summary(sft: Path, rl: Path, rl_run: Path, out: Path) -> str:
+    """What the RL stage did, from the files the steps wrote: held-out pass@k of both models with
+    their bootstrap intervals, and the training curves' start and end (reward, accuracy, the
+    adaptive controller's difficulty). Written to `out` and returned."""
+    a, b = (json.loads((d / "results.json").read_text())["benchmarks"] for d in (sft, rl))
+    rows = [json.loads(line) for line in (rl_run / "metrics.jsonl").read_text().splitlines() if line.strip()]
+    lines = ["# make demo: SFT, then RL", "", f"Held-out problems ({sft.name} vs {rl.name}; mean over problems, "
+             "[bootstrap 95% interval]):", "", "| benchmark | problems | metric | SFT | RL | RL - SFT |", "|---|---:|---|---|---|---:|"]
+    for bench, entry in a.items():
+        other = b.get(bench, {}).get("splits", {}).get("all", {})
+        for metric, v in entry["splits"]["all"].items():
+            if not metric.startswith("pass@") or metric not in other:
+                continue
+            w = other[metric]
+            lines.append(f"| {bench} | {entry['problems']} | {metric} | {v['mean']:.3f} [{v['ci95'][0]:.2f}, "
+                         f"{v['ci95'][1]:.2f}] | {w['mean']:.3f} [{w['ci95'][0]:.2f}, {w['ci95'][1]:.2f}] | "
+                         f"{w['mean'] - v['mean']:+.3f} |")
+    k = max(1, min(5, len(rows) // 4))
+    mean = lambda key, part: sum(r[key] for r in part) / len(part)  # noqa: E731
+    lines += ["", f"RL training ({rl_run.name}, {len(rows)} steps; first and last {k} steps' means; curves in "
+              f"{rl_run / 'curves.png'}):", ""]
+    for key in ("reward_mean", "accuracy"):
+        lines.append(f"- {key}: {mean(key, rows[:k]):.3f} -> {mean(key, rows[-k:]):.3f}")
+    for key in sorted(x for x in rows[-1] if x.startswith("difficulty/")):
+        lines.append(f"- {key} (adaptive controller, top of the window): {rows[0][key]} -> {rows[-1][key]}")
+    text = "\n".join(lines) + "\n"
+    out.write_text(text)
+    return text
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ import pytest
 import analyze
 from utils.config import load_or_raise
 
+pytestmark = pytest.mark.usefixtures("hub_ids_ok")  # paper configs name hub models; tests run offline
+
 FILL = " The count in this row follows from the clue and the neighbouring cells, one cell at a time." * 4
 
 

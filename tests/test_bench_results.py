@@ -30,6 +30,14 @@ skipped: no.
 """
 
 
+def test_readme_matches_results():
+    """README's benchmark blocks are exactly RESULTS.md's sections (python scripts/bench.py --readme)."""
+    p = subprocess.run([sys.executable, "scripts/bench.py", "--check"], cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    readme = (ROOT / "README.md").read_text()
+    assert all(f"<!-- bench:{name} -->" in readme for name in ("puzzles", "sandbox", "grading", "analyze"))
+
+
 def test_blocks_are_filled_and_drift_is_seen():
     readme = "intro\n<!-- bench:puzzles -->\n| bridges | 0.99 |\n<!-- /bench -->\nend\n"
     new, missing = runner.readme_blocks(RESULTS, readme)

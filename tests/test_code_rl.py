@@ -17,6 +17,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import code_rl_cpu as cpu  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("hub_ids_ok")  # paper configs name hub models; tests run offline
+
 BENCH = ROOT / "tests" / "data" / "bench"
 
 
@@ -24,9 +27,27 @@ BENCH = ROOT / "tests" / "data" / "bench"
 
 
 def eval_cfg(name: str, *extra: str):
+    """An eval config as shipped, its local benchmark files (LiveCodeBench releases, absent here)
+    replaced by the fixture unless extra says otherwise."""
     from evaluate import EvalConfig
 
-    return load_or_raise(EvalConfig, ["--config", str(ROOT / "configs" / "eval" / name), "model=Qwen/any", *extra])
+    benches = [{**b, "path": str(BENCH / "livecodebench.jsonl")} if b["kind"] == "code" else b
+               for b in cpu.raw_config(ROOT / "configs" / "eval" / name)["benchmarks"]]
+    return load_or_raise(EvalConfig, ["--config", str(ROOT / "configs" / "eval" / name), "model=Qwen/any",
+                                      "engine.backend=replay", f"benchmarks={json.dumps(benches)}", *extra])
+
+
+def test_shipped_lcb_config_fails_at_load_without_its_files(tmp_path, monkeypatch):
+    from evaluate import EvalConfig
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match=r"benchmarks\.0\.path.*test\*\.jsonl matches no file"):
+        load_or_raise(EvalConfig, ["--config", str(ROOT / "configs" / "eval" / "livecodebench.yaml"), "model=Qwen/any",
+                                   "engine.backend=replay"])
+    (tmp_path / "data" / "livecodebench").mkdir(parents=True)
+    (tmp_path / "data" / "livecodebench" / "test5.jsonl").write_text((BENCH / "livecodebench.jsonl").read_text())
+    load_or_raise(EvalConfig, ["--config", str(ROOT / "configs" / "eval" / "livecodebench.yaml"), "model=Qwen/any",
+                               "engine.backend=replay"])
 
 
 def test_eval_configs_are_the_papers_protocol():
@@ -59,8 +80,8 @@ def test_lcb_windows_select_by_date_from_release_files(tmp_path, capsys):
     assert got == {"lcb": ["c2", "c3"], "lcbv5": ["c1", "c2", "c3"]}
     err = capsys.readouterr().err
     assert "lcb: 2 problems selected" in err and "the paper reports 454" in err and "lcbv5" not in err
-    with pytest.raises(ValueError, match="no file matches"):
-        load_benchmarks(with_path(f"{tmp_path}/none*.jsonl"))
+    with pytest.raises(ConfigError, match="none\\*.jsonl matches no file"):
+        with_path(f"{tmp_path}/none*.jsonl")
 
 
 # ------------------------------------------------------------------ reasoning effort
@@ -148,11 +169,8 @@ def test_code_contest_reads_local_files_with_a_field_mapping(tmp_path):
     assert a == b
 
 
-def test_code_contest_bad_inputs_fail_at_config_load(monkeypatch):
+def test_code_contest_bad_inputs_fail_at_config_load():
     import train
-    from utils import modelpath
-
-    monkeypatch.setattr(modelpath, "_hub_problem", lambda repo_id: None)  # offline here: hub ids taken as given
 
     with pytest.raises(ConfigError, match=r"data\.sources\.0\.params.*no/such\.jsonl does not exist"):
         load_or_raise(train.TrainConfig, ["stage=rl", "model=Qwen/any", "rl.engine.backend=hf",
@@ -220,3 +238,41 @@ def test_records_in_no_bin_are_never_drawn_by_a_curriculum(tmp_path):
         PromptSampler(SamplerConfig(sources=[Source(data=str(tmp_path / "b"), split="train")], curriculum=cfg.curriculum),
                       seed=0,
                       rollouts_per_problem=8, total_steps=10)
+
+
+def test_ranks_on_a_node_share_the_cores_when_grading(monkeypatch):
+    """Eight torchrun ranks on a node each score their rollouts: each grades with its share of the
+    cores, not all of them (8 x cpu_count sandboxed processes otherwise)."""
+    from envs.code import contest
+    from utils.sandbox import Result
+
+    seen = []
+
+    class Stub:
+        def run_many(self, jobs, workers=None, *, timeout_s=2.0, memory_mb=512):
+            seen.append(workers)
+            return [Result("ok", stdout="3\n") for _ in jobs]
+
+    monkeypatch.setattr(contest, "_sandbox", lambda: Stub())
+    monkeypatch.setattr(contest.os, "cpu_count", lambda: 16)
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "8")
+    rec = envs.make("code_contest").generate(0)
+    envs.score(rec, "```python\nprint(3)\n```")
+    assert seen and set(seen) == {2}
+
+
+def test_seeds_are_the_first_solution_of_each_solved_real_problem(tmp_path):
+    from envs.code.data import SeedsConfig, solved_seeds
+    from utils.records import write_jsonl
+
+    code = "```python\nprint({})\n```"
+    write_jsonl(tmp_path / "samples.jsonl", [
+        {"step": 1, "id": "a", "env": "code_contest", "response": code.format(1), "correct": True},
+        {"step": 2, "id": "a", "env": "code_contest", "response": code.format(2), "correct": True},
+        {"step": 2, "id": "b", "env": "code_contest", "response": code.format(3), "correct": False},
+        {"step": 3, "id": "c", "env": "induction", "response": code.format(4), "correct": True},
+        {"step": 3, "id": "d", "env": "code_contest", "response": "no code", "correct": True}])
+    seeds, counts = solved_seeds(SeedsConfig(samples=[str(tmp_path)]))
+    assert [s["text"] for s in seeds] == ["print(1)\n"] and seeds[0]["source"]["id"] == "a"
+    assert counts["correct"] == 3 and counts["seeds"] == 1
+    assert len(solved_seeds(SeedsConfig(samples=[str(tmp_path)], per_problem=2, env=""))[0]) == 3

@@ -104,12 +104,9 @@ MODELS = {  # code_rl Appendix E and the figures' step axes
 
 
 @pytest.mark.parametrize("config", TRAIN_CONFIGS)
-def test_paper_train_configs_keep_the_papers_optimisation(config, monkeypatch):
+def test_paper_train_configs_keep_the_papers_optimisation(config, hub_ids_ok):
     import train as train_py
-    from utils import modelpath
     from utils.config import load_or_raise
-
-    monkeypatch.setattr(modelpath, "_hub_problem", lambda repo_id: None)  # offline here: hub ids taken as given
 
     cfg = load_or_raise(train_py.TrainConfig, ["--config", str(PAPER / config), "data.sources=[{env: sorting, bins: {easy: 0, easy_medium: 1, medium: 2, hard: 3}}]"])
     model, lr, warmup, steps = next(v for v in MODELS.values() if v[0] == cpu.raw_config(PAPER / config)["model"])

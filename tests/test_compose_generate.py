@@ -100,10 +100,14 @@ def test_few_composites_serve_many_records_on_fresh_inputs(tmp_path):
         assert envs.score(r, r["answer"]).correct
 
 
-def test_size_one_is_rl_individual(tmp_path):
-    """The paper's RL_individual baseline trains on single environments: size 1, sequential only."""
-    run(tmp_path, "races.min_size=1", "races.max_size=1", "races.operators={sequential: 1, parallel: 0, sort: 0, select: 0, branch: 0, loop: 0}")
+def test_size_one_is_rl_individual(tmp_path, capsys):
+    """The paper's RL_individual baseline trains on single environments: size 1. SORT cannot use a
+    single step (one order), so it is reported and the others fill the records."""
+    run(tmp_path, "races.min_size=1", "races.max_size=1", "races.operators.branch=0", "races.operators.loop=0")
+    assert "WARNING: no composite suits operator(s) sort" in capsys.readouterr().out
     records = load_records(tmp_path)
     assert len(records) == 120 and {r["difficulty"] for r in records} == {1}
-    assert all(len(r["meta"]["steps"]) == 1 and envs.score(r, r["answer"]).correct for r in records)
-    assert len({r["meta"]["steps"][0] for r in records}) >= 80  # many different bricks
+    assert {r["meta"]["operator"] for r in records} == {"sequential", "parallel", "select"}
+    assert all(envs.score(r, r["answer"]).correct for r in records)
+    singles = [r["meta"]["steps"] for r in records if r["meta"]["operator"] == "sequential"]
+    assert all(len(s) == 1 for s in singles) and len({s[0] for s in singles}) >= 0.9 * len(singles)

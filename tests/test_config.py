@@ -170,3 +170,15 @@ def test_mappings_merge_unless_the_key_ends_with_a_bang(tmp_path):
     with pytest.raises(ConfigError) as e:
         load_or_raise(GenerateConfig, ["--config", str(bad)])
     assert "countt" in e.value.key and e.value.source == str(bad)
+
+
+def test_config_changes_names_differences_not_fields_added_since(tmp_path):
+    from utils.config import config_changes, to_yaml
+
+    old = Schema(name="a", steps=3, tags=["x"])
+    written = write(tmp_path / "config.yaml", to_yaml(old).replace("  level: token\n", ""))  # a field added since
+    assert config_changes(written, Schema(name="a", steps=3, tags=["x"])) == []
+    assert config_changes(written, Schema(name="a", steps=4, tags=["x", "y"]), ignore=("name",)) == \
+        ['steps: 3 -> 4', 'tags: ["x"] -> ["x", "y"]']
+    assert config_changes(written, Schema(name="b", steps=3, tags=["x"]), ignore=("name",)) == []
+    assert config_changes(tmp_path / "none.yaml", old) == []

@@ -419,3 +419,137 @@ def test_scheduling_optima_match_brute_force():
         rec = envs.make("interval_partitioning").generate(seed, 2)
         m = problem(rec)["meetings"]
         assert problem(rec)["optimum"] == max(sum(a <= t < b for a, b in m) for t in range(max(b for _, b in m)))
+
+
+def test_bracelets_match_brute_force():
+    env = envs.make("necklace_counting")
+    seen = 0
+    for seed in range(40):
+        p = problem(env.generate(seed, 0))
+        if p["n"] > 7:
+            continue
+        n, k = p["n"], p["k"]
+        shapes = set()
+        for t in itertools.product(range(k), repeat=n):
+            turns = [t[i:] + t[:i] for i in range(n)]
+            if p["bracelet"]:
+                turns += [r[::-1] for r in turns]
+            shapes.add(min(turns))
+        assert p["count"] == len(shapes)
+        seen += p["bracelet"]
+    assert seen
+
+
+# ---------------------------------------------------------------------------- dp_optimization.py
+
+def test_dp_optima_match_brute_force():
+    from functools import lru_cache
+
+    for seed in range(3):
+        p = problem(envs.make("min_path_sum_grid").generate(seed, 2))  # 4 x 4
+        g, n = p["grid"], len(p["grid"])
+        costs = []
+        for downs in itertools.combinations(range(2 * n - 2), n - 1):
+            r = c = 0
+            total = g[0][0]
+            for k in range(2 * n - 2):
+                r, c = (r + 1, c) if k in downs else (r, c + 1)
+                total += g[r][c]
+            costs.append(total)
+        assert p["optimum"] == min(costs)
+        rec = envs.make("min_cut").generate(seed, 0)  # 4 vertices, 8 edges
+        p = problem(rec)
+        edges = [tuple(e[:2]) for e in p["edges"]]
+        cap = {tuple(e[:2]): e[2] for e in p["edges"]}
+        best = None
+        for k in range(len(edges) + 1):
+            for cut in itertools.combinations(edges, k):
+                seen, stack = {0}, [0]
+                while stack:
+                    u = stack.pop()
+                    for a, b in edges:
+                        if a == u and (a, b) not in cut and b not in seen:
+                            seen.add(b)
+                            stack.append(b)
+                if p["n"] - 1 not in seen:
+                    cost = sum(cap[e] for e in cut)
+                    best = cost if best is None else min(best, cost)
+        assert p["optimum"] == best and value(rec, _gold(rec)) == 1.0
+        p = problem(envs.make("balanced_partition").generate(seed, 0))
+        nums = p["numbers"]
+        assert p["optimum"] == min(abs(sum(nums) - 2 * sum(s)) for k in range(len(nums) + 1)
+                                   for s in itertools.combinations(nums, k))
+        p = problem(envs.make("max_submatrix_sum").generate(seed, 0))
+        m = p["matrix"]
+        assert p["best"] == max(sum(sum(row[c1:c2 + 1]) for row in m[r1:r2 + 1]) for r1 in range(3)
+                                for r2 in range(r1, 3) for c1 in range(3) for c2 in range(c1, 3))
+        p = problem(envs.make("rod_cutting").generate(seed, 1))
+        prices = p["prices"]
+
+        @lru_cache(maxsize=None)
+        def rod(n):
+            return max([prices[k - 1] + rod(n - k) for k in range(1, n + 1)], default=0)
+
+        assert p["optimum"] == rod(len(prices))
+        p = problem(envs.make("min_coin_change").generate(seed, 0))
+        fewest = {0: 0}
+        for a in range(1, p["amount"] + 1):
+            opts = [fewest[a - c] + 1 for c in p["coins"] if c <= a and a - c in fewest]
+            if opts:
+                fewest[a] = min(opts)
+        assert p["optimum"] == fewest[p["amount"]]
+
+    @lru_cache(maxsize=None)
+    def drops(eggs, floors):  # the classic recursion over the first drop
+        if floors == 0 or eggs == 1:
+            return floors
+        return 1 + min(max(drops(eggs - 1, x - 1), drops(eggs, floors - x)) for x in range(1, floors + 1))
+
+    for seed in range(3):
+        p = problem(envs.make("egg_dropping").generate(seed, 1))
+        assert p["value"] == drops(p["eggs"], p["floors"])
+    rec = envs.make("fractional_knapsack").generate(0, 1)
+    gold = _gold(rec).split()
+    assert value(rec, " ".join(gold)) == 1.0 and value(rec, " ".join(["0"] * len(gold))) == 0.0
+    assert value(rec, " ".join(["1"] * len(gold))) == 0.0 and value(rec, " ".join(["2"] * len(gold))) == -0.5
+
+
+# ---------------------------------------------------------------------------- graph_algorithms.py
+
+def test_graph_algorithms_match_networkx():
+    nx = pytest.importorskip("networkx")
+    from envs.gym.graph_algorithms import _canonical
+
+    for seed in range(2):
+        p = problem(envs.make("strongly_connected_components").generate(seed, 3))
+        g = nx.DiGraph()
+        g.add_nodes_from(range(p["n"]))
+        g.add_edges_from(map(tuple, p["edges"]))
+        comp = {v: i for i, c in enumerate(nx.strongly_connected_components(g)) for v in c}
+        rec = envs.make("strongly_connected_components").generate(seed, 3)
+        assert _gold(rec).split() == list(map(str, _canonical([comp[v] for v in range(p["n"])])))
+        p = problem(envs.make("articulation_points").generate(seed, 3))
+        assert sorted(p["cuts"]) == sorted(nx.articulation_points(nx.Graph(list(map(tuple, p["edges"])))))
+        p = problem(envs.make("bellman_ford").generate(seed, 3))
+        g = nx.DiGraph()
+        g.add_nodes_from(range(p["n"]))
+        g.add_weighted_edges_from(map(tuple, p["edges"]))
+        dist = nx.single_source_bellman_ford_path_length(g, 0)
+        assert p["dist"] == [str(dist[v]) if v in dist else "x" for v in range(p["n"])]
+        p = problem(envs.make("dag_path_counting").generate(seed, 2))
+        g = nx.DiGraph(list(map(tuple, p["edges"])))
+        assert p["count"] == sum(1 for _ in nx.all_simple_paths(g, 0, p["n"] - 1))
+        p = problem(envs.make("tree_distance_sum").generate(seed, 2))
+        g = nx.Graph()
+        g.add_weighted_edges_from(map(tuple, p["edges"]))
+        assert 2 * p["count"] == sum(sum(d.values()) for _, d in nx.all_pairs_dijkstra_path_length(g))
+        rec = envs.make("tree_centroid").generate(seed, 3)
+        p = problem(rec)
+        g = nx.Graph(list(map(tuple, p["edges"])))
+        centroids = [v for v in g if max((len(c) for c in nx.connected_components(nx.restricted_view(g, [v], []))),
+                                         default=0) * 2 <= p["n"]]
+        assert all(value(rec, str(v)) == (1.0 if v in centroids else 0.0) for v in g)
+        rec = envs.make("graph_isomorphism").generate(seed, 3)
+        p = problem(rec)
+        assert value(rec, _gold(rec)) == 1.0 and nx.is_isomorphic(nx.Graph(list(map(tuple, p["g"]))),
+                                                                   nx.Graph(list(map(tuple, p["h"]))))

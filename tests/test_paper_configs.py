@@ -8,6 +8,8 @@ import yaml
 
 from utils.config import load_or_raise
 
+pytestmark = pytest.mark.usefixtures("hub_ids_ok")  # paper configs name hub models; tests run offline
+
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = ROOT / "configs" / "paper"
 

@@ -15,6 +15,8 @@ from utils.benchmarks import MATH_SUFFIX, load_problems
 from utils.config import load_or_raise
 from utils.records import shard_path, write_jsonl
 
+pytestmark = pytest.mark.usefixtures("hub_ids_ok")  # paper configs name hub models; tests run offline
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "bench"
 FIXTURES = {"MathArena/": DATA / "matharena.jsonl", "allenai/omega-": DATA / "omega.jsonl",
@@ -39,7 +41,15 @@ def eval_cfg(name: str, *extra: str):
     return load_or_raise(evaluate.EvalConfig, ["--config", str(ROOT / "configs" / "eval" / name), "model=model", *extra])
 
 
-def test_paper_sampling_settings_and_benchmark_sets():
+@pytest.fixture
+def generated_puzzles(tmp_path, monkeypatch):
+    """The puzzle test split is a local folder generate.py writes (runs/data/puzzles); configs
+    naming it load where it exists."""
+    (tmp_path / "runs" / "data" / "puzzles").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+
+
+def test_paper_sampling_settings_and_benchmark_sets(generated_puzzles):
     cfg = eval_cfg("puzzle_to_math.yaml")
     assert (cfg.n, cfg.temperature, cfg.max_tokens, max(cfg.k)) == (32, 0.6, 25000, 32)  # lines 35, 135
     assert cfg.engine.max_model_len >= cfg.max_tokens + 2048
@@ -61,7 +71,7 @@ def test_paper_sampling_settings_and_benchmark_sets():
         assert all(cfg.groups[g] == m for g, m in one.groups.items())
 
 
-def test_every_paper_math_benchmark_loads_from_its_hub_layout():
+def test_every_paper_math_benchmark_loads_from_its_hub_layout(generated_puzzles):
     cfg = eval_cfg("puzzle_to_math.yaml")
     for b in cfg.benchmarks:
         if b.kind != "math":

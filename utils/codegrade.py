@@ -105,10 +105,11 @@ def _verdict(test: dict, res) -> str | None:
 
 
 def grade_code(response: str, gold: dict, sandbox: Sandbox, timeout_s: float = 6.0,
-               memory_mb: int = 1024) -> tuple[bool, str]:
+               memory_mb: int = 1024, workers: int | None = None) -> tuple[bool, str]:
     """(correct, status) for one response; never raises on the response. Tests run in chunks of
-    one per core and grading stops at the first chunk with a failure, as LiveCodeBench stops at
-    the first failing test: a looping program costs one round of timeouts, not one per test."""
+    `workers` (default: one per core) and grading stops at the first chunk with a failure, as
+    LiveCodeBench stops at the first failing test: a looping program costs one round of timeouts,
+    not one per test."""
     code = extract_code(response)
     if code is None or len(code) > MAX_CODE_CHARS:
         return False, "no_code"
@@ -117,7 +118,7 @@ def grade_code(response: str, gold: dict, sandbox: Sandbox, timeout_s: float = 6
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return False, "compile_error"
     tests, func = gold["tests"], gold.get("func_name")
-    chunk = os.cpu_count() or 1
+    chunk = max(1, workers or os.cpu_count() or 1)
     for start in range(0, len(tests), chunk):
         part = tests[start:start + chunk]
         results = sandbox.run_many([_job(code, t, func) for t in part], workers=chunk, timeout_s=timeout_s,

@@ -207,7 +207,7 @@ def load(schema: type, argv: list[str], prog: str = "") -> Any:
         sys.exit(2)
 
 
-def load_or_raise(schema: type, argv: list[str]) -> Any:
+def load_or_raise(schema: type, argv: list[str], validate: bool = True) -> Any:
     config_file, rest = None, []
     it = iter(argv)
     for a in it:
@@ -242,9 +242,9 @@ def load_or_raise(schema: type, argv: list[str]) -> Any:
         raise ConfigError(key, _source_of(key, sources), _first_line(e)) from None
     object.__setattr__(obj, "_config_sources", sources)  # for fail(): run-time errors name the file too
     _check_choices(obj, sources)
-    validate = getattr(obj, "validate", None)
-    if validate is not None:
-        for key, msg in validate() or []:
+    checks = getattr(obj, "validate", None) if validate else None
+    if checks is not None:
+        for key, msg in checks() or []:
             raise ConfigError(key, _source_of(key, sources), msg)
     return obj
 
@@ -297,15 +297,22 @@ def _leaves(d: Any, prefix: str = "") -> dict[str, Any]:
 
 def config_changes(written: str | os.PathLike, cfg: Any, ignore: tuple[str, ...] = ()) -> list[str]:
     """"key: old -> new" for every setting of `cfg` that differs from the resolved config.yaml
-    `written` (keys under `ignore` aside); [] when the file is missing."""
+    `written` (keys under `ignore` aside); [] when the file is missing. The old file is read through
+    today's schema, so a field added since takes its default on both sides and is no difference."""
     path = Path(written)
     if not path.is_file():
         return []
-    old = _leaves(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
     new = _leaves(OmegaConf.to_container(OmegaConf.structured(cfg)))
+    try:
+        old = _leaves(OmegaConf.to_container(OmegaConf.structured(
+            load_or_raise(type(cfg), ["--config", str(path)], validate=False))))
+        keys = set(old) | set(new)
+    except ConfigError:  # written by a schema with fields this one no longer has: compare what both have
+        old = _leaves(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+        keys = set(old) & set(new)
     skip = lambda k: any(k == i or k.startswith(i + ".") for i in ignore)  # noqa: E731
     return [f"{k}: {json.dumps(old.get(k))} -> {json.dumps(new.get(k))}"
-            for k in sorted(set(old) | set(new)) if not skip(k) and old.get(k) != new.get(k)]
+            for k in sorted(keys) if not skip(k) and old.get(k) != new.get(k)]
 
 
 def git_commit() -> str | None:

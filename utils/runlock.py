@@ -28,8 +28,8 @@ def _alive(pid: int) -> bool:
 
 
 class RunLock:
-    def __init__(self, out_dir: str | os.PathLike, prog: str):
-        self.path = Path(out_dir) / ".lock"
+    def __init__(self, out_dir: str | os.PathLike, prog: str, name: str = ".lock"):
+        self.path = Path(out_dir) / name
         self.prog = prog
         self.mine = {"pid": os.getpid(), "host": platform.node(), "started": time.strftime("%Y-%m-%d %H:%M:%S"),
                      "prog": prog}

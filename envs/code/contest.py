@@ -112,8 +112,11 @@ class CodeContest(Env):
         meta = record["meta"]
         if not isinstance(meta.get("tests"), list) or not meta["tests"]:
             raise ValueError(f"record {record.get('id')}: meta lacks a list of tests")
+        # torchrun puts LOCAL_WORLD_SIZE ranks on a node, each scoring its own rollouts: share the cores
+        workers = max(1, (os.cpu_count() or 1) // int(os.environ.get("LOCAL_WORLD_SIZE", "1") or 1))
         ok, status = grade_code(response, {"tests": meta["tests"], "func_name": meta.get("func_name")}, _sandbox(),
-                                timeout_s=float(meta.get("timeout_s", self.timeout_s)), memory_mb=self.memory_mb)
+                                timeout_s=float(meta.get("timeout_s", self.timeout_s)), memory_mb=self.memory_mb,
+                                workers=workers)
         formatted = status != "no_code" and extract_code(response) is not None
         return Reward(value=float(ok), correct=ok, parts={"correct": float(ok), "format": float(formatted)})
 

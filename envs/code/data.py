@@ -36,6 +36,7 @@ class SeedsConfig:
     samples: List[str] = field([], help="training runs (their samples.jsonl) or samples.jsonl files whose correct "
                                         "responses become seeds; log enough of them (rl.log_samples)")
     per_problem: int = field(1, help="seeds kept per solved problem (distinct solutions, first solved first)")
+    env: str = field("code_contest", help="only rollouts of this env (the real problems); '': any env")
 
     def validate(self):
         if not self.samples:
@@ -88,7 +89,7 @@ def solved_seeds(cfg: SeedsConfig) -> tuple[list[dict], dict]:
     for path in map(_samples_file, cfg.samples):
         for row in read_jsonl_tolerant(path):
             counts["samples"] += 1
-            if row.get("correct") is not True:
+            if row.get("correct") is not True or (cfg.env and row.get("env") != cfg.env):
                 continue
             counts["correct"] += 1
             code = extract_code(row.get("response") or "")

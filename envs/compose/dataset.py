@@ -23,7 +23,7 @@ import time
 from collections import deque
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Dict
+from typing import Dict, List
 
 from utils.config import field
 
@@ -50,6 +50,8 @@ class RacesGenConfig:
                                          "(1 + u) ** -usage_power (0: uniform)")
     max_steps: int = field(400, help="atomic-step limit of a path (paper, Appendix D)")
     timeout_s: float = field(2.0, help="wall-clock limit of one brick call, seconds (paper, Appendix D)")
+    brick_dirs: List[str] = field([], help="folders of model-written bricks (generate.py mode=bricks) added to the "
+                                           "pool; they run only in the sandbox")
     max_seconds: float = field(600.0, help="wall-time cap of the search; if hit, output depends on machine "
                                            "speed and the summary says so")
 
@@ -83,6 +85,9 @@ class RacesGenConfig:
                 yield key, "must be > 0"
         if self.usage_power < 0:
             yield "usage_power", "must be >= 0 (a negative power favours the most used bricks)"
+        for i, d in enumerate(self.brick_dirs):
+            if not (Path(d) / "manifest.json").is_file():
+                yield f"brick_dirs.{i}", f"{d} has no manifest.json (not a generate.py mode=bricks output)"
 
 
 def generate_races(cfg: RacesGenConfig, out: str, seed: int, shard_size: int) -> dict:
@@ -100,7 +105,10 @@ def generate_races(cfg: RacesGenConfig, out: str, seed: int, shard_size: int) ->
 
     from envs.compose.search import Pool, SearchConfig, search
 
-    pool = Pool(pool_bricks(cfg.pool, cfg.pool_size), Limits(cfg.max_steps, cfg.timeout_s))
+    from envs.compose.llm_bricks import load_bricks
+
+    pool = Pool(pool_bricks(cfg.pool, cfg.pool_size) + [b for d in cfg.brick_dirs for b in load_bricks(d)],
+                Limits(cfg.max_steps, cfg.timeout_s))
     # Some composites do not suit the operator drawn for them (loop needs X == Y, branch a predicate
     # on X), so unless `composites` is set, search for more until each record has its own composite
     # (or 8 times the first target). The search is deterministic in its target: a larger one
@@ -110,7 +118,7 @@ def generate_races(cfg: RacesGenConfig, out: str, seed: int, shard_size: int) ->
         found = search(pool, SearchConfig(cfg.min_size, cfg.max_size, target=target, max_seconds=cfg.max_seconds,
                                           extensions=cfg.extensions, usage_power=cfg.usage_power),
                        derive_seed(seed, "races-search"))
-        records, skipped, used = build_records(cfg, pool, found.composites, seed)
+        records, skipped, used, unsuited = build_records(cfg, pool, found.composites, seed)
         if cfg.composites or used >= len(records) or found.stopped != "target" or target >= 8 * (2 * cfg.count + 100):
             break
         target *= 2
@@ -134,7 +142,7 @@ def generate_races(cfg: RacesGenConfig, out: str, seed: int, shard_size: int) ->
             "search_seconds": round(found.seconds, 3), "extensions_tried": found.tried,
             "rejections": found.rejections, "usage_min_median_max": list(found.spread),
             "composites_skipped": skipped, "by_operator": by_op,
-            "operators_without_records": [k for k, w in cfg.operators.items() if w > 0 and k not in by_op], "by_size": dict(sorted(by_size.items())),
+            "operators_unsuited": unsuited, "by_size": dict(sorted(by_size.items())),
             "distinct_inputs_per_1000": distinct_inputs_per_1000(records),
             "sort_solvable_from_types": sort_solvable_from_types(pool, records),
             "seconds": round(time.perf_counter() - t0, 3)}
@@ -160,9 +168,9 @@ def fresh(pool, chain, rng: random.Random, seen: set, tries: int):
     return None
 
 
-def build_records(cfg: RacesGenConfig, pool, composites: list, seed: int) -> tuple[list[dict], int, int]:
+def build_records(cfg: RacesGenConfig, pool, composites: list, seed: int) -> tuple[list[dict], int, int, list]:
     """Up to cfg.count records; how many (composite, operator) draws did not give one; how many
-    composites served. Composites are taken per size in search order, endomorphic ones (X == Y)
+    composites served; the operators no composite suited. Composites are taken per size in search order, endomorphic ones (X == Y)
     apart so loop finds them; once every composite has served, they serve again."""
     from envs.compose.operators import OPERATORS
     from envs.compose.races import make_record
@@ -186,7 +194,7 @@ def build_records(cfg: RacesGenConfig, pool, composites: list, seed: int) -> tup
             if op is None or op.name in dead:  # drawn once per record, again only if no composite suits it
                 names = [k for k, w in cfg.operators.items() if w > 0 and k not in dead]
                 if not names:
-                    return records, skipped, len(served)
+                    return records, skipped, len(served), sorted(dead)
                 op = OPERATORS[rng.choices(names, [cfg.operators[k] for k in names])[0]]
             kinds = (True,) if op.endo else (False, True)
             sizes = sorted({s for (s, endo), q in unused.items() if q and endo in kinds})
@@ -205,7 +213,7 @@ def build_records(cfg: RacesGenConfig, pool, composites: list, seed: int) -> tup
         served.add(chain.steps)
         made[op.name] += 1
         records.append(make_record(f"races-{cfg.split}-{i:06d}", op.name, size, problem, None))
-    return records, skipped, len(served)
+    return records, skipped, len(served), sorted(dead)
 
 
 def inputs_of(meta: dict) -> list:
@@ -255,8 +263,8 @@ def format_summary(s: dict) -> str:
     ]
     if s["search_stopped"] == "time":
         lines.insert(3, "  WARNING: the search hit max_seconds; the output depends on this machine's speed")
-    if s["operators_without_records"]:
-        lines.insert(1, f"  WARNING: no composite suits operator(s) {', '.join(s['operators_without_records'])}")
+    if s["operators_unsuited"]:
+        lines.insert(1, f"  WARNING: no composite suits operator(s) {', '.join(s['operators_unsuited'])}")
     if s["records"] < s["requested"]:
         lines.insert(1, f"  WARNING: only {s['records']} of {s['requested']} records: no composite suits an operator")
     return "\n".join(lines)

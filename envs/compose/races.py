@@ -56,7 +56,7 @@ class RacesEnv(Env):
 
     def __init__(self, pool: str | list[str] = "all", pool_size: int = 0, operators: dict | None = None,
                  partial_weight: float = 0.0, max_steps: int = 400, timeout_s: float = 2.0,
-                 min_size: int = MIN_SIZE, max_size: int = MAX_SIZE):
+                 min_size: int = MIN_SIZE, max_size: int = MAX_SIZE, brick_dirs: list | tuple = ()):
         self.operators = dict(PAPER_OPERATORS if operators is None else operators)
         unknown = [k for k in self.operators if k not in OPERATORS]
         if unknown or any(w < 0 for w in self.operators.values()) or not any(self.operators.values()):
@@ -68,7 +68,10 @@ class RacesEnv(Env):
         if not 1 <= min_size <= max_size <= MAX_SIZE:
             raise ValueError(f"races: need 1 <= min_size <= max_size <= {MAX_SIZE}; got {min_size}, {max_size}")
         self.min_size, self.max_size = min_size, max_size
-        self.pool = Pool(pool_bricks(pool, pool_size), Limits(max_steps, timeout_s))
+        from envs.compose.llm_bricks import load_bricks
+
+        loaded = [b for d in brick_dirs for b in load_bricks(d)]  # model-written: they run in the sandbox
+        self.pool = Pool(pool_bricks(pool, pool_size) + loaded, Limits(max_steps, timeout_s))
         self.pool.known = {**BRICKS, **self.pool.bricks}  # records of any pool score here
         self.partial_weight = float(partial_weight)
         self.reward_range = (0.0, 1.0 + self.partial_weight)

@@ -25,6 +25,7 @@ def _factor_small(n: int, counter=UNCOUNTED) -> dict[int, int] | None:
     """Prime factorisation by trial division, for n <= 10^12 (None above)."""
     if not 1 <= n <= 10 ** 12:
         return None
+    counter.tick()
     out, p = {}, 2
     while p * p <= n:
         counter.tick()
@@ -44,13 +45,13 @@ class DivisorSummatory(CountEnv):
 
     name = "divisor_summatory"
     brick_io = ("int", "int")
-    brick_text = "the number of pairs (a, b) of positive integers with a * b <= n, for n"
+    brick_text = "the number of pairs (a, b) of positive integers with a * b <= n, for n."
 
     def size(self, difficulty):
         return 1000 * (difficulty + 1) ** 3
 
-    def brick_input(self, rng, difficulty):
-        return rng.randint(self.size(difficulty) // 2, self.size(difficulty))
+    def brick_input(self, rng, difficulty):  # small: RACES compositions keep values <= 500
+        return rng.randint(2, 50 * (difficulty + 1))
 
     def brick_apply(self, value, counter):
         if not 0 <= value <= 10 ** 14:
@@ -60,7 +61,7 @@ class DivisorSummatory(CountEnv):
         return 2 * sum(value // i for i in range(1, r + 1)) - r * r
 
     def build(self, rng, difficulty):
-        n = self.brick_input(rng, difficulty)
+        n = rng.randint(self.size(difficulty) // 2, self.size(difficulty))
         count = self.brick_apply(n, UNCOUNTED)
         return {"n": n, "count": count}, str(count)
 
@@ -81,8 +82,8 @@ class GcdSum(IntEnv):
     def size(self, difficulty):
         return difficulty // 3 + 2
 
-    def brick_input(self, rng, difficulty):
-        return rng.randint(2, 10 ** min(12, difficulty + 3))
+    def brick_input(self, rng, difficulty):  # small: RACES compositions keep values <= 500
+        return rng.randint(2, 10 ** min(12, difficulty + 2))
 
     def brick_apply(self, value, counter):
         factors = _factor_small(value, counter)
@@ -210,7 +211,7 @@ class FactorialPrimeExponent(IntEnv):
     name = "factorial_prime_exponent"
     category = "competition"
     brick_io = ("tuple[int,int]", "int")
-    brick_text = "the largest e such that p^e divides n!, for the pair (n, p) with p prime"
+    brick_text = "the largest e such that p^e divides n!, for the pair (n, p) with p prime."
 
     def size(self, difficulty):
         return difficulty + 3
@@ -422,7 +423,7 @@ class ContinuedFraction(GymEnv):
     name = "continued_fraction"
     category = "math"
     brick_io = ("tuple[int,int]", "list[int]")
-    brick_text = "the terms of the continued fraction of p/q (last term at least 2 unless it is the only one), for the pair (p, q) with q > 0"
+    brick_text = "the terms of the continued fraction of p/q (last term at least 2 unless it is the only one), for the pair (p, q) with q > 0."
 
     def size(self, difficulty):
         return difficulty + 2
@@ -493,7 +494,7 @@ class IntegerSqrt(IntEnv):
     name = "integer_sqrt"
     category = "math"
     brick_io = ("int", "int")
-    brick_text = "the largest integer whose square is at most n, for n >= 0"
+    brick_text = "the largest integer whose square is at most n, for n >= 0."
 
     def size(self, difficulty):
         return 2 * difficulty + 4
@@ -527,9 +528,8 @@ class LongMultiplication(IntEnv):
     def size(self, difficulty):
         return difficulty + 2
 
-    def brick_input(self, rng, difficulty):
-        k = self.size(difficulty)
-        return (rng.randint(10 ** (k - 1), 10 ** k - 1), rng.randint(10 ** (k - 1), 10 ** k - 1))
+    def brick_input(self, rng, difficulty):  # small: RACES compositions keep values <= 500
+        return (rng.randint(2, 22 + 10 * difficulty), rng.randint(2, 22 + 10 * difficulty))
 
     def brick_apply(self, value, counter):
         a, b = value
@@ -537,7 +537,8 @@ class LongMultiplication(IntEnv):
         return a * b
 
     def build(self, rng, difficulty):
-        a, b = self.brick_input(rng, difficulty)
+        k = self.size(difficulty)
+        a, b = rng.randint(10 ** (k - 1), 10 ** k - 1), rng.randint(10 ** (k - 1), 10 ** k - 1)
         return {"a": a, "b": b, "value": a * b}, str(a * b)
 
     def prompt(self, problem):

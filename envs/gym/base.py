@@ -188,7 +188,7 @@ def tokens(answer: str) -> list[str]:
 def int_list(answer: str) -> list[int]:
     if "_" in answer or not answer.isascii():  # the checks of to_int, once for the whole answer
         raise ValueError("not a list of integers")
-    return [int(t) for t in tokens(answer)]
+    return list(map(int, tokens(answer)))
 
 
 def one_int(answer: str) -> int:

@@ -14,8 +14,8 @@ from envs.gym.base import COUNT_FORMAT, UNCOUNTED, CountEnv, Retry, ask
 
 
 class DyckPathsBoundedHeight(CountEnv):
-    """Mountain ranges of bounded height (competition counting, ballot DP). d: n = d + 4
-    up-steps, height bound h uniform in [1, n]; DP over (step, height), O(n h)."""
+    """Mountain ranges of bounded height (competition counting, ballot DP). d: n uniform in
+    [d + 4, d + 7] up-steps, height bound h uniform in [1, n]; DP over (step, height), O(n h)."""
 
     name = "dyck_paths_bounded_height"
     brick_io = ("tuple[int,int]", "int")
@@ -25,7 +25,7 @@ class DyckPathsBoundedHeight(CountEnv):
         return difficulty + 4
 
     def brick_input(self, rng, difficulty):
-        n = self.size(difficulty)
+        n = self.size(difficulty) + rng.randint(0, 3)
         return (n, rng.randint(1, n))
 
     def brick_apply(self, value, counter):
@@ -51,7 +51,7 @@ class DyckPathsBoundedHeight(CountEnv):
 
 class PermutationsWithKInversions(CountEnv):
     """Permutations of 1..n with exactly k inversions (competition counting, Mahonian numbers).
-    d: n = d + 4, k uniform in [0, n(n-1)/2]; DP with prefix sums, O(n k)."""
+    d: n uniform in [d + 4, d + 7], k uniform in [0, n(n-1)/2]; DP with prefix sums, O(n k)."""
 
     name = "permutations_with_k_inversions"
     brick_io = ("tuple[int,int]", "int")
@@ -61,7 +61,7 @@ class PermutationsWithKInversions(CountEnv):
         return difficulty + 4
 
     def brick_input(self, rng, difficulty):
-        n = self.size(difficulty)
+        n = self.size(difficulty) + rng.randint(0, 3)
         return (n, rng.randint(0, n * (n - 1) // 2))
 
     def brick_apply(self, value, counter):
@@ -104,8 +104,11 @@ def _phi(n: int) -> int:
 
 
 class NecklaceCounting(CountEnv):
-    """Necklaces up to rotation (competition counting, Burnside's lemma). d: n = d + 4 beads,
-    k uniform in [2, 2 + d // 3] colours; count = (1/n) sum over t | n of phi(t) k^(n/t)."""
+    """Necklaces up to rotation, or bracelets up to rotation and reflection (competition
+    counting, Burnside's lemma). d: n uniform in [d + 4, 2d + 8] beads, k uniform in
+    [2, 3 + d // 3] colours, necklace or bracelet at random; necklaces number
+    N = (1/n) sum over t | n of phi(t) k^(n/t), bracelets (N + R) / 2 with R = k^((n+1)/2) for
+    odd n and (k + 1) k^(n/2) / 2 for even n."""
 
     name = "necklace_counting"
     brick_io = ("tuple[int,int]", "int")
@@ -115,7 +118,7 @@ class NecklaceCounting(CountEnv):
         return difficulty + 4
 
     def brick_input(self, rng, difficulty):
-        return (self.size(difficulty), rng.randint(2, 2 + difficulty // 3))
+        return (rng.randint(self.size(difficulty), 2 * self.size(difficulty)), rng.randint(2, 3 + difficulty // 3))
 
     def brick_apply(self, value, counter):
         n, k = value
@@ -127,12 +130,17 @@ class NecklaceCounting(CountEnv):
     def build(self, rng, difficulty):
         n, k = self.brick_input(rng, difficulty)
         count = self.brick_apply((n, k), UNCOUNTED)
-        return {"n": n, "k": k, "count": count}, str(count)
+        bracelet = rng.random() < 0.5
+        if bracelet:
+            mirror = k ** ((n + 1) // 2) if n % 2 else (k + 1) * k ** (n // 2) // 2
+            count = (count + mirror) // 2
+        return {"n": n, "k": k, "bracelet": bracelet, "count": count}, str(count)
 
     def prompt(self, problem):
+        same = "one can be rotated or turned over into the other" if problem["bracelet"] else \
+            "one can be rotated into the other (turning it over is not allowed)"
         return ask(f"A necklace has {problem['n']} beads on a circle, each bead one of {problem['k']} colours. Two "
-                   "necklaces are the same if one can be rotated into the other (turning it over is not allowed). "
-                   "How many different necklaces are there?", COUNT_FORMAT)
+                   f"necklaces are the same if {same}. How many different necklaces are there?", COUNT_FORMAT)
 
 
 class DominoTilingCounting(CountEnv):
@@ -217,7 +225,7 @@ class TreeIndependentSetsCounting(CountEnv):
 
     name = "tree_independent_sets_counting"
     brick_io = ("list[int]", "int")
-    brick_text = "the number of independent sets (the empty set included) of the tree in which vertex i + 1 has parent p[i] (p[i] <= i), for the list p"
+    brick_text = "the number of independent sets (the empty set included) of the tree in which vertex i + 1 has parent p[i] (p[i] <= i), for the list p."
 
     def size(self, difficulty):
         return 2 * difficulty + 5
@@ -260,7 +268,7 @@ class LisCounting(CountEnv):
 
     name = "lis_counting"
     brick_io = ("list[int]", "int")
-    brick_text = "the number of longest strictly increasing subsequences of the list, counted by positions"
+    brick_text = "the number of longest strictly increasing subsequences of the list, counted by positions."
 
     def size(self, difficulty):
         return difficulty + 6
@@ -303,7 +311,7 @@ class DistinctSubsequencesCounting(CountEnv):
 
     name = "distinct_subsequences_counting"
     brick_io = ("str", "int")
-    brick_text = "the number of distinct non-empty subsequences of the string"
+    brick_text = "the number of distinct non-empty subsequences of the string."
 
     def size(self, difficulty):
         return 2 * difficulty + 6
@@ -373,7 +381,7 @@ class BracketCompletionCounting(CountEnv):
 
     name = "bracket_completion_counting"
     brick_io = ("str", "int")
-    brick_text = "the number of ways to replace each '?' of the string by '(' or ')' so that the brackets are balanced"
+    brick_text = "the number of ways to replace each '?' of the string by '(' or ')' so that the brackets are balanced."
 
     def size(self, difficulty):
         return 2 * (difficulty + 3)
@@ -452,7 +460,7 @@ class LatticePointsInCircle(CountEnv):
 
     name = "lattice_points_in_circle"
     brick_io = ("int", "int")
-    brick_text = "the number of integer points (x, y) with x^2 + y^2 <= r^2, for the radius r"
+    brick_text = "the number of integer points (x, y) with x^2 + y^2 <= r^2, for the radius r."
 
     def size(self, difficulty):
         return 10 * (difficulty + 1)

@@ -316,6 +316,12 @@ class MinimumSpanningTree(GymEnv):
 
 def max_flow(n: int, edges: list, s: int, t: int) -> int:
     """Edmonds-Karp on a capacity matrix (n is small)."""
+    return max_flow_cut(n, edges, s, t)[0]
+
+
+def max_flow_cut(n: int, edges: list, s: int, t: int) -> tuple[int, set[int]]:
+    """The maximum flow value and the source side of a minimum cut (the vertices the last,
+    failing search reaches in the residual network)."""
     cap = [[0] * n for _ in range(n)]
     for u, v, c in edges:
         cap[u][v] += c
@@ -331,7 +337,7 @@ def max_flow(n: int, edges: list, s: int, t: int) -> int:
                     prev[v] = u
                     q.append(v)
         if prev[t] < 0:
-            return flow
+            return flow, {v for v in range(n) if prev[v] >= 0}
         push, v = float("inf"), t
         while v != s:
             push, v = min(push, cap[prev[v]][v]), prev[v]

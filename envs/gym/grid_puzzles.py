@@ -95,7 +95,7 @@ class Binario(GymEnv):
             return any(all(0 <= c + k < n and grid[r][c + k] == v for k in range(s, s + 3)) or
                        all(0 <= r + k < n and grid[r + k][c] == v for k in range(s, s + 3)) for s in (-2, -1, 0))
 
-        for _ in range(20 * n * n):
+        for _ in range(8 * n * n):  # 20 n^2 before: 2.5x slower; 200 of 200 seeds still differ at d=10
             r1, r2, c1, c2 = (rng.randrange(n) for _ in range(4))
             if grid[r1][c1] == grid[r2][c2] != grid[r1][c2] == grid[r2][c1]:
                 cells = ((r1, c1), (r1, c2), (r2, c1), (r2, c2))

@@ -69,7 +69,7 @@ class MatrixRank(IntEnv):
     name = "matrix_rank"
     category = "math"
     brick_io = ("grid[int]", "int")
-    brick_text = "the rank of the matrix over the rationals"
+    brick_text = "the rank of the matrix over the rationals."
 
     def size(self, difficulty):
         return difficulty // 3 + 3
@@ -102,7 +102,7 @@ class MatrixInverse(GymEnv):
     name = "matrix_inverse"
     category = "math"
     brick_io = ("grid[int]", "grid[int]")
-    brick_text = "the inverse of the matrix when it is square with an integer inverse, else no output"
+    brick_text = "the inverse of the matrix when it is square with an integer inverse, else no output."
 
     def size(self, difficulty):
         return difficulty // 4 + 2
@@ -400,7 +400,7 @@ class ExpressionEvaluation(IntEnv):
     name = "expression_evaluation"
     category = "math"
     brick_io = ("str", "int")
-    brick_text = "the value of the integer expression (+, -, * and parentheses), or no output if it is malformed"
+    brick_text = "the value of the integer expression (+, -, * and parentheses), or no output if it is malformed."
 
     def size(self, difficulty):
         return difficulty + 3

@@ -83,7 +83,7 @@ class PermutationRank(IntEnv):
     name = "permutation_rank"
     category = "competition"
     brick_io = ("list[int]", "int")
-    brick_text = "the position (from 1) of the permutation of 1..n among all permutations of 1..n in lexicographic order"
+    brick_text = "the position (from 1) of the permutation of 1..n among all permutations of 1..n in lexicographic order."
 
     def size(self, difficulty):
         return difficulty + 4
@@ -115,7 +115,7 @@ class MinSwapsToSort(IntEnv):
     name = "min_swaps_to_sort"
     category = "algorithms"
     brick_io = ("list[int]", "int")
-    brick_text = "the fewest swaps of two entries that sort the permutation of 1..n"
+    brick_text = "the fewest swaps of two entries that sort the permutation of 1..n."
 
     def size(self, difficulty):
         return 2 * difficulty + 6

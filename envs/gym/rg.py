@@ -22,8 +22,13 @@ from envs.base import Env, Reward, extract_answer
 from utils.timeout import TimeoutWorker
 
 SCORE_TIMEOUT_S = 10.0
-WORKER = TimeoutWorker(memory_mb=4096)  # shared: envs.score() builds a new env for every call
 _SCORERS: dict = {}  # task -> a dataset instance whose score_answer we call (per process)
+
+
+def _warm() -> None:
+    """Run once in every fresh worker: importing reasoning-gym takes seconds (more on a busy
+    machine), which must not count against the first answer's time limit."""
+    _import()
 
 
 def _import():
@@ -71,6 +76,9 @@ def _number_sorting_exact(answer: str, entry: dict) -> bool:
 
 
 EXACT = {"number_sorting": _number_sorting_exact}  # task -> check a full score must also pass
+
+
+WORKER = TimeoutWorker(memory_mb=4096, init=_warm)  # shared: envs.score() builds a new env for every call
 
 
 def rg_score(task: str, answer: str, entry: dict) -> float:

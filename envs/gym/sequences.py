@@ -63,7 +63,7 @@ class SpiralOrder(GymEnv):
     name = "spiral_order"
     category = "algorithms"
     brick_io = ("grid[int]", "list[int]")
-    brick_text = "the entries of the grid read in clockwise spiral order starting at the top-left corner"
+    brick_text = "the entries of the grid read in clockwise spiral order starting at the top-left corner."
 
     def size(self, difficulty):
         return (difficulty // 2 + 3) * ((difficulty + 1) // 2 + 3)
@@ -343,7 +343,7 @@ class NextGreaterElement(GymEnv):
     name = "next_greater_element"
     category = "algorithms"
     brick_io = ("list[int]", "list[int]")
-    brick_text = "for each element, the first strictly greater element to its right, or -1 when there is none"
+    brick_text = "for each element, the first strictly greater element to its right, or -1 when there is none."
 
     def size(self, difficulty):
         return 2 * difficulty + 6
@@ -420,7 +420,7 @@ class TrappingRainWater(IntEnv):
     name = "trapping_rain_water"
     category = "algorithms"
     brick_io = ("list[int]", "int")
-    brick_text = "the units of water trapped between bars of these non-negative heights (width 1 each) after rain"
+    brick_text = "the units of water trapped between bars of these non-negative heights (width 1 each) after rain."
 
     def size(self, difficulty):
         return 2 * difficulty + 6

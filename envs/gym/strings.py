@@ -69,7 +69,7 @@ class LongestPalindromicSubstring(GymEnv):
     name = "longest_palindromic_substring"
     category = "algorithms"
     brick_io = ("str", "str")
-    brick_text = "the leftmost longest substring of the string that reads the same forwards and backwards"
+    brick_text = "the leftmost longest substring of the string that reads the same forwards and backwards."
 
     def size(self, difficulty):
         return 2 * difficulty + 8
@@ -294,7 +294,7 @@ class SmallestRotation(GymEnv):
     name = "smallest_rotation"
     category = "algorithms"
     brick_io = ("str", "str")
-    brick_text = "the lexicographically smallest rotation of the string"
+    brick_text = "the lexicographically smallest rotation of the string."
 
     def size(self, difficulty):
         return 3 * difficulty + 8
@@ -332,7 +332,7 @@ class SuffixArray(GymEnv):
     name = "suffix_array"
     category = "algorithms"
     brick_io = ("str", "list[int]")
-    brick_text = "the start positions (from 0) of the suffixes of the string in alphabetical order"
+    brick_text = "the start positions (from 0) of the suffixes of the string in alphabetical order."
 
     def size(self, difficulty):
         return 2 * difficulty + 6

@@ -371,22 +371,25 @@ def layout(rng: random.Random, w: int, h: int, maxb: int) -> tuple[list[tuple[in
         where: dict[int, int] = {}  # padded cell -> island index
         cells: list[int] = []
         dirs: list[list[int]] = []  # per island, the steps that stay inside the grid
-        dead: set[tuple[int, int]] = set()  # (island, step) tries that can never succeed
+        dead: list[int] = []  # per island, bit i: step dirs[a][i] can never succeed
         bridges: dict[tuple[int, int], int] = {}
 
         def add(k):
             kind[k], where[k] = ISLAND, len(cells)
             cells.append(k)
             dirs.append([d for d in (-1, 1, -stride, stride) if kind[k + d] != EDGE])
+            dead.append(0)
 
         add((1 + int(rand() * h)) * stride + 1 + int(rand() * w))
-        bad = 0
-        while len(cells) < want and bad <= MAX_BAD_TRIES:
-            a = int(rand() * len(cells))
-            d = dirs[a][int(rand() * len(dirs[a]))]
-            if (a, d) in dead:  # most tries late in a layout; skipping the walk keeps the odds
+        bad, n = 0, 1
+        while n < want and bad <= MAX_BAD_TRIES:
+            a = int(rand() * n)
+            steps_a = dirs[a]
+            i = int(rand() * len(steps_a))
+            if dead[a] >> i & 1:  # most tries late in a layout; skipping the walk keeps the odds
                 bad += 1
                 continue
+            d = steps_a[i]
             k0 = cells[a]
             k, steps = k0 + d, 1
             while kind[k] == WATER:  # walk out to the border, a bridge or an island
@@ -397,7 +400,7 @@ def layout(rng: random.Random, w: int, h: int, maxb: int) -> tuple[list[tuple[in
                 far = steps - 2 if kind[k] == ISLAND else steps - 1  # keep a gap before an island
                 if far < 2:
                     if kind[k] != ISLAND:  # at most one free cell, where no island can ever go
-                        dead.add((a, d))
+                        dead[a] |= 1 << i
                     bad += 1
                     continue
                 k = k0 + d * (far if rand() * 100 < EXPANSION_PCT else 2 + int(rand() * (far - 1)))
@@ -405,9 +408,9 @@ def layout(rng: random.Random, w: int, h: int, maxb: int) -> tuple[list[tuple[in
                 if kind[k + side] == ISLAND or kind[k - side] == ISLAND:
                     bad += 1  # it would touch an island beside it
                     continue
-                b = len(cells)
+                b = n
                 add(k)
-                bad = 0
+                n, bad = n + 1, 0
             for x in range(k0 + d, k, d):
                 kind[x] = LINE
             bridges[min(a, b), max(a, b)] = 1 + int(rand() * maxb)

@@ -11,13 +11,24 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-if importlib.util.find_spec("vllm") is None:
+# pytest puts tests/ on sys.path, where this folder is a namespace package called vllm: only a real
+# vllm package (one with a file behind it) counts
+_spec = importlib.util.find_spec("vllm")
+if _spec is None or _spec.origin is None:
     collect_ignore_glob = ["test_*.py"]
 
 # vLLM's CPU attention takes head size 64 (the default tiny model has 16); 2 layers, vocabulary ~1k
 TINY64 = dict(hidden_size=128, intermediate_size=256, num_attention_heads=2, num_key_value_heads=1)
 # what every engine here needs: fp32 (the log-prob comparisons), no torch.compile (start ~1 min)
 ENGINE = ["dtype=float32", "enforce_eager=true", "max_model_len=512"]
+
+
+def rl_prompt_budget() -> list[str]:
+    """rl.max_prompt_tokens where train.py has it (it refuses max_prompt_tokens + rl.max_tokens >
+    engine.max_model_len; its default, 2048, is past the 512 used here)."""
+    import train
+
+    return ["rl.max_prompt_tokens=256"] if hasattr(train.RLSection(), "max_prompt_tokens") else []
 
 
 @pytest.fixture(scope="session")

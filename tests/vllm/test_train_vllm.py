@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import ENGINE, run, tail
+from conftest import ENGINE, rl_prompt_budget, run, tail
 
 GAP = 1e-4
 RL = ["stage=rl", "data.sources=[{env: parity}]", "rl.steps=3", "rl.batch_size=16", "rl.group_size=4",
@@ -16,8 +16,8 @@ RL = ["stage=rl", "data.sources=[{env: parity}]", "rl.steps=3", "rl.batch_size=1
 
 
 def train(tmp_path, tiny64, name: str, *extra: str, launcher: tuple = ()):
-    r = run([*launcher, "tests/vllm/train_main.py", f"name={name}", f"out_dir={tmp_path}", f"model={tiny64}",
-             *RL, *extra])
+    r = run([*launcher, "tests/vllm/entry.py", "train", f"name={name}", f"out_dir={tmp_path}", f"model={tiny64}",
+             *RL, *rl_prompt_budget(), *extra])
     assert r.returncode == 0, tail(r)
     assert "Traceback" not in r.stderr, tail(r)  # e.g. vLLM's teardown after the trainer's
     rows = [json.loads(line) for line in open(tmp_path / name / "metrics.jsonl")]

@@ -30,7 +30,7 @@ ALGORITHMIC = frozenset(name for m in ALGORITHMS for name in m.BRICKS) | GYM_BRI
 BASE50 = [
     "digits", "count_primes", "zeckendorf", "sum_of_two_squares",  # int
     "bwt", "prefix_function", "suffix_array", "letter_spans", "longest_palindromic_subsequence",  # str
-    "prefix_sums", "next_greater", "argsort", "runs_to_intervals", "join_alternating",  # list[int]
+    "prefix_sums", "next_greater_element", "argsort", "runs_to_intervals", "join_alternating",  # list[int]
     "longest_increasing_subsequence", "house_robber", "from_prufer",
     "edit_distance", "shortest_superstring_greedy", "overlap_graph",  # list[str]
     "min_path_sum", "threshold_5", "gram_matrix",  # grid[int]

@@ -35,7 +35,13 @@ def gym_brick(name: str, difficulty: int = BRICK_DIFFICULTY) -> Brick | None:
         return None
     env = cls()
     x, y = cls.brick_io
-    return Brick(name, x, y, cls.brick_text, env.brick_apply, functools.partial(_draw, env, difficulty))
+    return Brick(name, x, y, sentence(cls.brick_text), env.brick_apply, functools.partial(_draw, env, difficulty))
+
+
+def sentence(text: str) -> str:
+    """A brick text as the prompts write them: a capital first letter and a final full stop."""
+    text = text.strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "?", "!")) else ".")
 
 
 def _draw(env, difficulty, rng):

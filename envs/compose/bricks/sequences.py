@@ -11,16 +11,6 @@ from envs.compose.bricks.strings import sort_cost
 from envs.compose.types import INT, LIST_INT
 
 
-def next_greater(xs, c):
-    c.tick(2 * len(xs))
-    out, stack = [-1] * len(xs), []
-    for i, v in enumerate(xs):
-        while stack and xs[stack[-1]] < v:
-            out[stack.pop()] = v
-        stack.append(i)
-    return out
-
-
 def sliding_max_3(xs, c):
     if len(xs) < 3:
         return None
@@ -90,35 +80,6 @@ def heapify(xs, c):
             a[j], a[small] = a[small], a[j]
             j = small
     return a
-
-
-def trapped_water(xs, c):
-    c.tick(len(xs))
-    left, right, lmax, rmax, water = 0, len(xs) - 1, 0, 0, 0
-    while left < right:
-        if xs[left] <= xs[right]:
-            lmax = max(lmax, xs[left])
-            water += lmax - xs[left]
-            left += 1
-        else:
-            rmax = max(rmax, xs[right])
-            water += rmax - xs[right]
-            right -= 1
-    return water
-
-
-def largest_histogram_rectangle(xs, c):
-    if min(xs, default=0) < 0:
-        return None
-    c.tick(2 * len(xs))
-    best, stack = 0, []
-    for i, h in enumerate(list(xs) + [0]):
-        start = i
-        while stack and stack[-1][1] >= h:
-            start, top = stack.pop()
-            best = max(best, top * (i - start))
-        stack.append((start, h))
-    return best
 
 
 def min_jumps(xs, c):
@@ -390,8 +351,6 @@ def middling(rng):
 
 
 BRICKS = by_name([
-    Brick("next_greater", LIST_INT, LIST_INT, "Replace each number by the first later number that is strictly larger "
-          "(-1 if there is none).", next_greater),
     Brick("sliding_max_3", LIST_INT, LIST_INT, "List the maximum of every window of 3 consecutive numbers, left to "
           "right (no output for fewer than 3 numbers).", sliding_max_3),
     Brick("mode", LIST_INT, INT, "The most frequent number (ties: the smallest of them).", mode),
@@ -404,10 +363,6 @@ BRICKS = by_name([
           "of order.", bubble_pass),
     Brick("heapify", LIST_INT, LIST_INT, "Build a binary min-heap in place (sift down positions n//2-1 down to 0, "
           "children of i at 2i+1 and 2i+2, swapping with the smaller child) and list the array.", heapify),
-    Brick("trapped_water", LIST_INT, INT, "Read the numbers as bar heights; how many units of rain water stay "
-          "trapped between the bars?", trapped_water),
-    Brick("largest_histogram_rectangle", LIST_INT, INT, "Read the numbers as bar heights of width 1; the area of the "
-          "largest rectangle inside the bars (no output for negative heights).", largest_histogram_rectangle),
     Brick("min_jumps", LIST_INT, INT, "From index 0, a jump from index i moves right by 1 up to the number at i; the "
           "fewest jumps to reach the last index (no output if impossible).", min_jumps, short_hops),
     Brick("house_robber", LIST_INT, INT, "The largest sum of numbers no two of which are adjacent.", house_robber),

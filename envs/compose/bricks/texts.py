@@ -53,12 +53,6 @@ def longest_repeated_substring(s, c):
     return best or None
 
 
-def minimal_rotation(s, c):
-    n = len(s)
-    c.tick(n * n)
-    return min(s[i:] + s[:i] for i in range(n))
-
-
 def bwt(s, c):
     n = len(s)
     c.tick(sort_cost(n) * max(1, n // 2))
@@ -267,7 +261,6 @@ BRICKS = by_name([
     Brick("longest_repeated_substring", STR, STR, "The longest substring that occurs at least twice, occurrences may "
           "overlap (ties: the one occurring first; no output if no character repeats).", longest_repeated_substring,
           small_alphabet),
-    Brick("minimal_rotation", STR, STR, "The alphabetically smallest rotation of the string.", minimal_rotation),
     Brick("bwt", STR, STR, "The Burrows-Wheeler transform: sort all rotations of the string and take the last "
           "character of each.", bwt),
     Brick("lcp_array", STR, LIST_INT, "Sort the suffixes alphabetically and list the length of the longest common "

@@ -1,4 +1,6 @@
-"""train.py with a test env registered, for subprocess runs (an engine per process). The env
+"""train.py or generate.py with a test env registered, for subprocess runs (an engine per process):
+    python tests/vllm/entry.py train|generate [--no-sync] key=value ...
+The env
 `parity` rewards responses of even length: the random tiny model gets it about half the time, so
 groups differ and rows are trained. `--no-sync` turns the engine's weight sync into a no-op (the
 test that the logp-gap check can fail)."""
@@ -21,13 +23,14 @@ class ParityEnv(Env):
 
 
 if __name__ == "__main__":
+    import importlib
+
     import envs
-    import train
     from utils import engine
 
     envs.REGISTRY["parity"] = "__main__:ParityEnv"
-    argv = sys.argv[1:]
+    script, argv = sys.argv[1], sys.argv[2:]
     if "--no-sync" in argv:
         argv.remove("--no-sync")
         engine.VLLMEngine.sync_weights = lambda self, named_tensors: None
-    train.main(argv)
+    importlib.import_module(script).main(argv)

@@ -1,0 +1,100 @@
+"""The RACES paper runs (configs/paper/races_*.yaml): their settings, and each trains on CPU at the
+tiny model's size (the smoke variant's overrides), so a typo in a paper config fails here."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+import envs
+from utils.config import load_or_raise
+from utils.tiny import build_tiny
+
+ROOT = Path(__file__).resolve().parents[1]
+PAPER = ROOT / "configs" / "paper"
+SIZES = range(2, 7)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return str(build_tiny(tmp_path_factory.mktemp("tiny") / "model"))
+
+
+def cpu_overrides(tiny: str, out: Path) -> list[str]:
+    """What configs/smoke/races.yaml changes, and one step."""
+    return [f"model={tiny}", f"out_dir={out}", "cpu_threads=1", "gradient_checkpointing=false", "rl.steps=1",
+            "rl.batch_size=4", "rl.group_size=2", "rl.micro_batch_size=4", "rl.max_tokens=8", "rl.engine.backend=hf",
+            "save_every=1"]
+
+
+def load(name: str, tiny: str, out: Path):
+    import train
+
+    return load_or_raise(train.TrainConfig, ["--config", str(PAPER / name), *cpu_overrides(tiny, out)])
+
+
+def test_paper_settings(tiny, tmp_path):
+    raw = (PAPER / "races_300.yaml").read_text()
+    assert "model: deepseek-ai/DeepSeek-R1-Distill-Qwen-14B" in raw and "Qwen/Qwen3-14B" in raw
+    import yaml
+
+    assert yaml.safe_load(raw)["rl"]["steps"] == 200  # races line 47
+    sizes = {}
+    for name in ["races_300.yaml", "races_50.yaml", "races_individual.yaml"] + [f"races_size{k}.yaml" for k in SIZES]:
+        cfg = load(name, tiny, tmp_path)
+        (source,) = cfg.data.sources
+        env = envs.make(source.env, **source.params)
+        recs = [env.generate(seed, source.difficulty) for seed in range(12)]
+        sizes[name] = {r["difficulty"] for r in recs}
+        ops = {r["meta"]["operator"] for r in recs}
+        if name == "races_individual.yaml":
+            assert ops == {"sequential"} and len(env.pool.bricks) == 300
+        else:
+            assert ops <= {"sequential", "parallel", "sort", "select"} and len(ops) >= 3
+        assert len(env.pool.bricks) == (50 if name == "races_50.yaml" else 300)
+    assert sizes["races_individual.yaml"] == {1}
+    assert sizes["races_300.yaml"] <= {2, 3, 4, 5} and len(sizes["races_300.yaml"]) >= 3
+    for k in SIZES:
+        assert sizes[f"races_size{k}.yaml"] == {k}
+
+
+@pytest.mark.parametrize("name", ["races_individual.yaml", "races_300.yaml", "races_50.yaml"])
+def test_paper_run_trains_on_cpu(name, tiny, tmp_path):
+    import train
+
+    threads = torch.get_num_threads()
+    try:
+        train.main(["--config", str(PAPER / name), *cpu_overrides(tiny, tmp_path)])
+    finally:
+        torch.set_num_threads(threads)
+    run = tmp_path / "paper" / name.removesuffix(".yaml")
+    assert (run / "final" / "config.json").is_file()
+    (step,) = [m for m in map(json.loads, (run / "metrics.jsonl").read_text().splitlines()) if m.get("step") == 1]
+    assert step["count/races"] == 4 and step["score_errors"] == 0  # 4 rollouts on RACES problems, all scored
+    samples = [json.loads(line) for line in (run / "samples.jsonl").read_text().splitlines()]
+    assert samples and all(s["env"] == "races" for s in samples)
+    if name == "races_individual.yaml":
+        assert all(s["id"].startswith("races-sequential-1-") for s in samples)
+
+
+def test_eval_cpu_variant(tiny, tmp_path):
+    """configs/eval/races_smoke.yaml, the CPU stand-in for races_paper.yaml, on a held-out RACES split."""
+    import evaluate
+    import generate
+
+    data = tmp_path / "races_eval"
+    generate.main(["--config", str(ROOT / "configs/generate/races.yaml"), f"out={data}", "races.split=test",
+                   "races.count=8", "seed=1"])
+    text = (ROOT / "configs/eval/races_smoke.yaml").read_text().replace("runs/smoke/races_eval", str(data))
+    (tmp_path / "eval.yaml").write_text(text)
+    threads = torch.get_num_threads()
+    try:
+        evaluate.main(["--config", str(tmp_path / "eval.yaml"), f"model={tiny}", f"out_root={tmp_path}"])
+    finally:
+        torch.set_num_threads(threads)
+    results = json.loads((tmp_path / "smoke" / "races_eval" / "results.json").read_text())
+    races = results["benchmarks"]["races"]
+    assert races["problems"] == 8 and sum(races["status_counts"].values()) == 16  # n = 2 samples each, all graded
+    assert 0.0 <= races["splits"]["all"]["pass@1"]["mean"] <= 1.0
