@@ -41,15 +41,7 @@ def eval_cfg(name: str, *extra: str):
     return load_or_raise(evaluate.EvalConfig, ["--config", str(ROOT / "configs" / "eval" / name), "model=model", *extra])
 
 
-@pytest.fixture
-def generated_puzzles(tmp_path, monkeypatch):
-    """The puzzle test split is a local folder generate.py writes (runs/data/puzzles); configs
-    naming it load where it exists."""
-    (tmp_path / "runs" / "data" / "puzzles").mkdir(parents=True)
-    monkeypatch.chdir(tmp_path)
-
-
-def test_paper_sampling_settings_and_benchmark_sets(generated_puzzles):
+def test_paper_sampling_settings_and_benchmark_sets():
     cfg = eval_cfg("puzzle_to_math.yaml")
     assert (cfg.n, cfg.temperature, cfg.max_tokens, max(cfg.k)) == (32, 0.6, 25000, 32)  # lines 35, 135
     assert cfg.engine.max_model_len >= cfg.max_tokens + 2048
@@ -71,7 +63,7 @@ def test_paper_sampling_settings_and_benchmark_sets(generated_puzzles):
         assert all(cfg.groups[g] == m for g, m in one.groups.items())
 
 
-def test_every_paper_math_benchmark_loads_from_its_hub_layout(generated_puzzles):
+def test_every_paper_math_benchmark_loads_from_its_hub_layout():
     cfg = eval_cfg("puzzle_to_math.yaml")
     for b in cfg.benchmarks:
         if b.kind != "math":
