@@ -123,17 +123,18 @@ def sections(text: str) -> dict[str, str]:
             for i, m in enumerate(marks)}
 
 
-def write_results(new: dict[str, str], started: datetime.datetime, before: str, at: str) -> None:
+def write_results(new: dict[str, str]) -> None:
+    """Merge the new sections into RESULTS.md. The header holds nothing that changes from run to
+    run (each section says when, at which commit and under what load it ran), so branches that
+    rerun different scripts merge without conflicts."""
     old = sections(RESULTS.read_text()) if RESULTS.exists() else {}
     merged = {**old, **new}
     names = [n for n in ORDER if n in merged] + sorted(set(merged) - set(ORDER))
     text = ("# Benchmark results\n\nWritten by `make bench` (scripts/bench.py): every script in bench/, its "
-            "markdown output verbatim. README's benchmark figures are copied from here.\n\n"
-            f"Machine: {machine()}.\n\n"
-            f"Last `make bench`: {started:%Y-%m-%d %H:%M %Z} at commit {at}, ran {', '.join(new)}"
-            f"{' (the other sections are kept from earlier runs)' if set(old) - set(new) else ''}; load average "
-            f"(1/5/15 min) {before} before, {load()} after.\n\n"
-            + "\n".join(merged[n] for n in names))
+            "markdown output verbatim, each under a line saying when, on which machine, at which commit and "
+            "under what load average it ran (`python scripts/bench.py --only NAME` reruns one). README's "
+            "benchmark figures are copied from here.\n\n"
+            f"Machine: {machine()}.\n\n" + "\n".join(merged[n] for n in names))
     tmp = RESULTS.with_suffix(".tmp")
     tmp.write_text(text)
     tmp.replace(RESULTS)
@@ -163,10 +164,8 @@ def main() -> None:
     ap.add_argument("--check", action="store_true", help="exit 1 if README's blocks differ from RESULTS.md")
     args = ap.parse_args()
     if not (args.readme or args.check):
-        started, before, at, done = datetime.datetime.now().astimezone(), load(), commit(), {}
         for name in args.only or ORDER:  # written after each script: a later one hanging loses nothing
-            done[name] = run_one(name)
-            write_results(done, started, before, at)
+            write_results({name: run_one(name)})
         print(f"bench: wrote {RESULTS.relative_to(ROOT)}", file=sys.stderr)
     if not RESULTS.exists():
         sys.exit(f"bench: {RESULTS.relative_to(ROOT)} does not exist: run `make bench` first")
