@@ -57,6 +57,7 @@ def summary(sft: Path, rl: Path, rl_run: Path, out: Path) -> str:
     rows = [json.loads(line) for line in (rl_run / "metrics.jsonl").read_text().splitlines() if line.strip()]
     lines = ["# make demo: SFT, then RL", "", f"Held-out problems ({sft.name} vs {rl.name}; mean over problems, "
              "[bootstrap 95% interval]):", "", "| benchmark | problems | metric | SFT | RL | RL - SFT |", "|---|---:|---|---|---|---:|"]
+    verdicts = []
     for bench, entry in a.items():
         other = b.get(bench, {}).get("splits", {}).get("all", {})
         for metric, v in entry["splits"]["all"].items():
@@ -66,6 +67,11 @@ def summary(sft: Path, rl: Path, rl_run: Path, out: Path) -> str:
             lines.append(f"| {bench} | {entry['problems']} | {metric} | {v['mean']:.3f} [{v['ci95'][0]:.2f}, "
                          f"{v['ci95'][1]:.2f}] | {w['mean']:.3f} [{w['ci95'][0]:.2f}, {w['ci95'][1]:.2f}] | "
                          f"{w['mean'] - v['mean']:+.3f} |")
+            if metric == "pass@1":
+                verdicts.append(f"{bench}: " + ("RL better (its interval lies above SFT's)" if w["ci95"][0] > v["ci95"][1]
+                                                else "RL worse (its interval lies below SFT's)" if w["ci95"][1] < v["ci95"][0]
+                                                else "no measurable difference (the intervals overlap)"))
+    lines += ["", "pass@1, RL against SFT: " + "; ".join(verdicts) + "."]
     k = max(1, min(5, len(rows) // 4))
     mean = lambda key, part: sum(r[key] for r in part) / len(part)  # noqa: E731
     lines += ["", f"RL training ({rl_run.name}, {len(rows)} steps; first and last {k} steps' means; curves in "
@@ -73,7 +79,8 @@ def summary(sft: Path, rl: Path, rl_run: Path, out: Path) -> str:
     for key in ("reward_mean", "accuracy"):
         lines.append(f"- {key}: {mean(key, rows[:k]):.3f} -> {mean(key, rows[-k:]):.3f}")
     for key in sorted(x for x in rows[-1] if x.startswith("difficulty/")):
-        lines.append(f"- {key} (adaptive controller, top of the window): {rows[0][key]} -> {rows[-1][key]}")
+        lines.append(f"- {key} (adaptive controller, top of the window after step 1 and at the end): "
+                     f"{rows[0][key]} -> {rows[-1][key]}")
     text = "\n".join(lines) + "\n"
     out.write_text(text)
     return text

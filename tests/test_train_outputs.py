@@ -86,3 +86,21 @@ def test_passk_plot_has_bands(tmp_path):
     passk_curves({"a": {1: 0.2, 2: 0.3, 4: 0.5}, "b": {1: 0.1, 2: 0.2, 4: 0.25}}, tmp_path / "p.png",
                  bands={"a": {1: (0.1, 0.3), 4: (0.4, 0.6)}})
     assert Path(tmp_path / "p.png").stat().st_size > 5000
+
+
+def test_demo_summary_compares_the_models_and_reports_the_controller(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("demo", Path(__file__).resolve().parents[1] / "scripts" / "demo.py")
+    demo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(demo)
+    for name, mean, ci in (("sft", 0.5, [0.4, 0.6]), ("rl", 0.8, [0.7, 0.9])):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.json").write_text(json.dumps({"benchmarks": {"sorting": {
+            "problems": 32, "splits": {"all": {"pass@1": {"mean": mean, "ci95": ci}}}}}}))
+    write_jsonl(tmp_path / "metrics.jsonl", [{"step": s, "reward_mean": s / 10, "accuracy": s / 20,
+                                               "difficulty/sorting": s // 3} for s in range(1, 9)])
+    text = demo.summary(tmp_path / "sft", tmp_path / "rl", tmp_path, tmp_path / "summary.md")
+    assert "| sorting | 32 | pass@1 | 0.500 [0.40, 0.60] | 0.800 [0.70, 0.90] | +0.300 |" in text
+    assert "sorting: RL better" in text and "difficulty/sorting" in text and "0 -> 2" in text
+    assert (tmp_path / "summary.md").read_text() == text
