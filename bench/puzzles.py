@@ -8,8 +8,9 @@ Two C anchors, each measured when present:
   without a display). When its binaries are missing the script installs the package with apt-get
   if it runs as root (else it says how). Debian 12 ships a January 2023 build, older than
   Tatham's current Galaxies generator (see GALAXIES_CHANGE).
-- current source: his generators built from a checkout of his repository by `make tatham-c`
-  (bench/tatham_gen.c, the same `--generate N PARAMS`, no GTK) into runs/bench/tatham/.
+- current source: sgt-* binaries built from his repository (https://git.tartarus.org/simon/puzzles.git)
+  with its own build, in a directory given by --upstream-dir or $TATHAM_CURRENT_DIR. This
+  repository ships no recipe that builds his code.
 A missing anchor is marked "not measured" in its columns, with the reason.
 
 How it is measured: for each rung, the C anchors and Python alternate for --rounds rounds, each
@@ -48,7 +49,7 @@ TARGETS = {"pattern": 0.1, "bridges": 0.15, "undead": 0.15, "galaxies": 0.15}
 GALAXIES_CHANGE = 20230312
 SEARCH = ("/usr/games", "/usr/local/games", "/usr/bin", "/usr/local/bin")
 ROOT = Path(__file__).resolve().parents[1]
-UPSTREAM_DIR = ROOT / "runs" / "bench" / "tatham"  # `make tatham-c` builds here
+UPSTREAM_DIR = os.environ.get("TATHAM_CURRENT_DIR", "")  # his current source, built by his own build
 
 
 def tatham_params(name: str, w: int, h: int, level: str | None) -> str:
@@ -189,8 +190,9 @@ def main() -> None:
     ap.add_argument("--only", default=None, choices=sorted(PUZZLES), help="one puzzle")
     ap.add_argument("--no-install", action="store_true", help="do not try apt-get when sgt-puzzles is missing")
     ap.add_argument("--c-dir", default=None, help="directory of Tatham's sgt-* binaries (default: PATH, /usr/games)")
-    ap.add_argument("--upstream-dir", default=str(UPSTREAM_DIR),
-                    help="his current generators built from source by `make tatham-c` (measured when present)")
+    ap.add_argument("--upstream-dir", default=UPSTREAM_DIR,
+                    help="sgt-* binaries built from his current source (default: $TATHAM_CURRENT_DIR; measured "
+                         "when present)")
     args = ap.parse_args()
     names = [args.only] if args.only else ["bridges", "pattern", "undead", "galaxies"]
     made = {name: envs.make(name) for name in names}  # import every module now: the run measures one version
@@ -203,10 +205,10 @@ def main() -> None:
     if missing:
         why_not = why_not or "sgt-puzzles is not installed (apt-get install sgt-puzzles)"
         print(f"**C (packaged) not measured for {', '.join(missing)}: {why_not}.**\n")
-    upstream = {n: find_binary(n, args.upstream_dir) for n in names}
+    upstream = {n: find_binary(n, args.upstream_dir) if args.upstream_dir else None for n in names}
     if not any(upstream.values()):
-        print("C (current source) not measured: build it with `make tatham-c TATHAM_SRC=<checkout of "
-              "https://git.tartarus.org/simon/puzzles.git>` (gcc, no GTK needed).\n")
+        print("C (current source) not measured: build https://git.tartarus.org/simon/puzzles.git with its own "
+              "build and pass --upstream-dir DIR (or set TATHAM_CURRENT_DIR).\n")
     anchors = [("C (packaged)", packaged), ("C (current source)", upstream)]
     startups = [describe_anchor(label, bins, names) for label, bins in anchors]
     print(f"{args.seconds:g} CPU s per side per rung in {args.rounds} rounds alternating C and Python; rates "
