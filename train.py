@@ -96,10 +96,14 @@ class RLSection:
     temperature: float = field(1.0, help="rollout sampling temperature (also applied to training log-probs)")
     top_p: float = field(1.0, help="rollout nucleus sampling")
     max_tokens: int = field(2048, help="response budget per rollout; longer ones are cut (clipped_ratio)")
+    max_prompt_tokens: int = field(2048, help="vllm: the longest prompt (chat template included) in tokens; "
+                                              "max_prompt_tokens + max_tokens must fit engine.max_model_len, and "
+                                              "a longer prompt stops the run (vLLM would cut its response short)")
     async_rollouts: bool = field(False, help="one-step off-policy: generate step t+1 while step t trains; the "
                                              "ratio uses the behaviour log-probs (`async` is a Python keyword)")
-    engine: EngineConfig = field(EngineConfig(), help="rollout backend: hf (CPU, the live model) or vllm "
-                                                      "(colocated, weights synced each step); engine.model is ignored")
+    engine: EngineConfig = field(EngineConfig(), help="rollout backend: hf (the live model; a synced copy under "
+                                                      "FSDP or async) or vllm (colocated, one engine per GPU, weights "
+                                                      "synced each step); engine.model is ignored")
     log_samples: int = field(4, help="rollouts per step written to samples.jsonl")
 
 
@@ -116,7 +120,15 @@ class TrainConfig:
     dtype: str = field("auto", help="auto: fp32 weights with bf16 autocast on GPU, fp32 on CPU",
                        choices=("auto", "float32", "bfloat16"))
     strategy: str = field("auto", help="auto: none on one process, FSDP2 if the model does not fit one GPU, "
-                                       "else DDP", choices=("auto", "none", "ddp", "fsdp"))
+                                       "else DDP. hsdp: FSDP2 sharded within groups of hsdp_shard_size ranks "
+                                       "(a node), replicated across them (2+ nodes)",
+                          choices=("auto", "none", "ddp", "fsdp", "hsdp"))
+    hsdp_shard_size: int = field(0, help="strategy=hsdp: ranks per shard group; 0: the ranks of one node "
+                                         "(torchrun's LOCAL_WORLD_SIZE)")
+    logprob_chunk_tokens: int = field(512, help="tokens (over a micro-batch's rows) whose full-vocabulary logits "
+                                                "exist at once when computing log-probs and entropy from the hidden "
+                                                "states (never batch x tokens x vocab): ~3 float32 copies, 0.9 GB at "
+                                                "vocabulary 152k")
     gradient_checkpointing: bool = field(False, help="recompute activations in backward (less memory)")
     lora: LoraSection = field(LoraSection(), help="optional LoRA (both stages)")
     optim: OptimSection = field(OptimSection(), help="optimizer and learning-rate schedule")
@@ -153,6 +165,10 @@ class TrainConfig:
             yield "optim.lr", "must be > 0"
         if self.lora.enabled and self.lora.r < 1:
             yield "lora.r", "must be >= 1"
+        if self.hsdp_shard_size < 0:
+            yield "hsdp_shard_size", "must be >= 0"
+        if self.logprob_chunk_tokens < 1:
+            yield "logprob_chunk_tokens", "must be >= 1"
         if self.tensorboard:
             import importlib.util
 
@@ -174,7 +190,7 @@ class TrainConfig:
             yield "rl.group_size", "must be >= 2: advantages compare the rollouts of one prompt"
         elif r.batch_size % r.group_size:
             yield "rl.batch_size", f"{r.batch_size} rollouts is not a multiple of rl.group_size={r.group_size}"
-        for key in ("steps", "batch_size", "minibatches", "micro_batch_size", "max_tokens"):
+        for key in ("steps", "batch_size", "minibatches", "micro_batch_size", "max_tokens", "max_prompt_tokens"):
             if getattr(r, key) < 1:
                 yield f"rl.{key}", "must be >= 1"
         if r.batch_size % r.minibatches:
@@ -197,13 +213,22 @@ class TrainConfig:
             yield "novelty.k", "must be >= 1"
         if r.temperature <= 0:
             yield "rl.temperature", "must be > 0 (the ratio needs the sampling distribution)"
-        if r.async_rollouts and r.temperature != 1.0:
-            yield "rl.async_rollouts", "uses the engine's log-probs, which are of the raw (temperature 1) distribution"
+        if r.async_rollouts and r.top_p < 1.0:
+            yield "rl.async_rollouts", ("the ratio uses the engine's log-probs, which are of the whole distribution, "
+                                        "not of the top_p nucleus it sampled from: use rl.top_p=1")
+        if r.async_rollouts and r.temperature != 1.0 and r.engine.backend == "vllm":
+            yield "rl.async_rollouts", "vLLM returns log-probs of the raw (temperature 1) distribution: use rl.temperature=1"
         if r.engine.backend not in ("hf", "vllm"):
             yield "rl.engine.backend", "rollouts need hf or vllm (log-probs and token ids)"
-        if r.engine.backend == "hf" and self.strategy == "fsdp":
-            yield "strategy", ("the hf backend cannot roll out from an FSDP-sharded model; use ddp or "
-                               "rl.engine.backend=vllm")
+        if r.engine.tensor_parallel_size > 1:
+            # a TP group of ranks serves one engine, which needs the same prompts and seeds on each of
+            # them; train.py gives every rank its own prompts
+            yield "rl.engine.tensor_parallel_size", ("train.py runs one engine per GPU (TP=1); tensor parallel "
+                                                     "rollouts would need the same prompts and seeds on every rank "
+                                                     "of a TP group, which train.py does not arrange")
+        if r.engine.backend == "vllm" and r.max_prompt_tokens + r.max_tokens > r.engine.max_model_len:
+            yield "rl.engine.max_model_len", (f"{r.engine.max_model_len} < rl.max_prompt_tokens {r.max_prompt_tokens} "
+                                              f"+ rl.max_tokens {r.max_tokens}: vLLM would cut responses short")
         yield from self.data.validate("data")
 
 
@@ -233,24 +258,37 @@ def build_model(cfg: TrainConfig, ctx, path: str, lora_state: dict | None = None
     if cfg.lora.enabled:
         from peft import LoraConfig, get_peft_model
 
-        model = get_peft_model(model, LoraConfig(r=cfg.lora.r, lora_alpha=cfg.lora.alpha, lora_dropout=cfg.lora.dropout,
-                                                 target_modules=list(cfg.lora.target_modules), task_type="CAUSAL_LM"))
+        # the adapters' random init: the same on every rank (FSDP2 does not broadcast it) as in one process
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(cfg.seed)
+            model = get_peft_model(model, LoraConfig(r=cfg.lora.r, lora_alpha=cfg.lora.alpha,
+                                                     lora_dropout=cfg.lora.dropout, task_type="CAUSAL_LM",
+                                                     target_modules=list(cfg.lora.target_modules)))
         if lora_state:
             missing = set(lora_state) - set(model.state_dict())
             if missing:
                 raise RuntimeError(f"checkpoint LoRA weights do not match this model: {sorted(missing)[:3]}")
             model.load_state_dict(lora_state, strict=False)
-    return model.to(ctx.device), tok
+    return model, tok  # on CPU: dist.wrap places it (FSDP2 moves one shard unit at a time)
 
 
 def load_reference(path: str, ctx):
+    """The frozen reference (novelty bonus, KL), on CPU until dist.wrap shards or places it."""
     import torch
     from transformers import AutoModelForCausalLM
 
     dtype = torch.bfloat16 if ctx.device.type == "cuda" else torch.float32
     ref = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
     ref.requires_grad_(False)
-    return ref.to(ctx.device).eval()
+    return ref.eval()
+
+
+def wrap(model, strategy: str, mesh, cfg: TrainConfig, ctx, trainable: bool = True):
+    """dist.wrap with this run's settings: the model as a LogprobModel, placed, DDP- or FSDP2-wrapped."""
+    from utils import dist
+
+    return dist.wrap(model, strategy, ctx, mesh=mesh, bf16=cfg.dtype == "auto", chunk_tokens=cfg.logprob_chunk_tokens,
+                     trainable=trainable)
 
 
 def make_optimizer(cfg: TrainConfig, model, total_steps: int):
@@ -274,7 +312,7 @@ def make_optimizer(cfg: TrainConfig, model, total_steps: int):
 
 def collate(rows: list[tuple[list[int], list[int]]], pad_id: int, device):
     """(prompt ids, response ids) pairs -> model inputs with prompts left-padded and responses
-    right-padded, so every response starts at the same column and `logits_to_keep` covers it."""
+    right-padded, so the responses are the last columns; also the response ids and their mask."""
     import torch
 
     P = max(len(p) for p, _ in rows)
@@ -288,26 +326,6 @@ def collate(rows: list[tuple[list[int], list[int]]], pad_id: int, device):
     pos = (attn.cumsum(1) - 1).clamp(min=0)
     ids, attn, pos = ids.to(device), attn.to(device), pos.to(device)
     return {"input_ids": ids, "attention_mask": attn, "position_ids": pos}, ids[:, P:], attn[:, P:].float()
-
-
-def response_logits(model, inputs: dict, T: int, ctx, cfg: TrainConfig):
-    """Logits that predict the T response tokens: (B, T, V)."""
-    import torch
-
-    autocast = (torch.autocast("cuda", dtype=torch.bfloat16)
-                if ctx.device.type == "cuda" and cfg.dtype == "auto" else nullcontext())
-    with autocast:
-        out = model(**inputs, logits_to_keep=T + 1, use_cache=False)
-    return out.logits[:, :-1]
-
-
-def no_sync(model, last: bool):
-    """Skip the gradient all-reduce on all but the last micro-batch of an optimizer step."""
-    if hasattr(model, "no_sync") and not last:
-        return model.no_sync()
-    if hasattr(model, "set_requires_gradient_sync"):  # FSDP2
-        model.set_requires_gradient_sync(last)
-    return nullcontext()
 
 
 def clip_and_check(model, cfg: TrainConfig):
@@ -385,7 +403,7 @@ def start(cfg: TrainConfig, ctx):
         stop("resume", f"{run_dir} already has checkpoints; pass resume=true to continue or choose another name=")
     if ctx.main:
         save_run_info(cfg, run_dir, seed=cfg.seed)
-    return run_dir, (checkpoint.load_state(ckpt) if ckpt is not None else None), ckpt
+    return run_dir, (checkpoint.load_state(ckpt, ctx.main) if ckpt is not None else None), ckpt
 
 
 def save_bad_batch(run_dir: Path, step: int, ctx, payload: dict, what: str) -> None:
@@ -434,7 +452,6 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
     import torch
 
     from utils import checkpoint, dist
-    from utils.losses import token_logprobs
     from utils.records import derive_seed
 
     run_dir, state, ckpt = start(cfg, ctx)
@@ -451,7 +468,8 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
     if ctx.main:
         print(f"sft: {len(examples)} examples ({n_trunc} truncated to sft.max_len={s.max_len}, {n_drop} dropped: "
               f"prompt too long), {total} steps of {s.batch_size}", flush=True)
-    model = dist.wrap(model, dist.pick_strategy(cfg.strategy, model, ctx), ctx, bf16=cfg.dtype == "auto")
+    strategy = dist.pick_strategy(cfg.strategy, model, ctx)
+    model = wrap(model, strategy, dist.device_mesh(strategy, ctx, cfg.hsdp_shard_size), cfg, ctx)
     opt, sched = make_optimizer(cfg, model, total)
     step = 0
     if state is not None:
@@ -471,8 +489,8 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
         loss_sum = 0.0
         for m, rows in enumerate(micro):
             inputs, resp, mask = collate([(p, r) for p, r, _ in rows], tok.pad_token_id, ctx.device)
-            with no_sync(model, m == len(micro) - 1):
-                logp = token_logprobs(response_logits(model, inputs, resp.shape[1], ctx, cfg), resp)
+            with dist.grad_sync(model, m == len(micro) - 1):
+                logp, _ = model(**inputs, targets=resp)
                 loss = -(logp * mask).sum() / (n_tok / ctx.world)
                 loss.backward()
             loss_sum += loss.item()
@@ -512,15 +530,21 @@ class Rollouts:
 def generate_rollouts(engine, tok, cfg: TrainConfig, ctx, step: int, items: list, first_index: int) -> Rollouts:
     """Sample G responses per prompt; prompt i's seed depends only on (seed, step, its global index),
     so the rollouts do not depend on the number of ranks."""
-    from utils.engine import SamplingParams, chat
+    from utils.engine import SamplingParams, chat, encode
     from utils.records import derive_seed
 
     r = cfg.rl
     params = SamplingParams(n=r.group_size, temperature=r.temperature, top_p=r.top_p, max_tokens=r.max_tokens,
                             logprobs=True, seed=None)
     seeds = [derive_seed(cfg.seed, "rollout", step, first_index + i) for i in range(len(items))]
+    prompts = [chat(it.record["prompt"], cfg.system_prompt or None) for it in items]
+    if r.engine.backend == "vllm":  # vLLM would silently cut the response of a longer prompt
+        longest = max(len(encode(tok, p)) for p in prompts)
+        if longest > r.max_prompt_tokens:
+            stop("rl.max_prompt_tokens", f"a step {step} prompt has {longest} tokens > {r.max_prompt_tokens}; raise it "
+                                         f"(and rl.engine.max_model_len to at least it + rl.max_tokens)")
     # both hf and vllm keep a generated stop token in token_ids: the policy learns to emit it
-    comps = engine.generate([chat(it.record["prompt"], cfg.system_prompt or None) for it in items], params, seeds=seeds)
+    comps = engine.generate(prompts, params, seeds=seeds)
     return Rollouts(step, items, comps)
 
 
@@ -543,19 +567,30 @@ def score_rollouts(sampler, batch: Rollouts) -> tuple[list[float], list[bool], l
     return values, correct, errors
 
 
-def sequence_logps(model, rows: list, cfg: TrainConfig, ctx, pad_id: int, temperature: float, mb: int):
-    """No-grad log-probs of each row's response tokens, as a list of 1-D tensors."""
+def stand_in(pad_id: int) -> tuple[list[int], list[int]]:
+    """A two-token row for a rank with nothing left to run while others still have work: FSDP2
+    all-gathers in every forward (and reduce-scatters in every backward), DDP syncs buffers and
+    gradients, so every rank must run the same number of passes, in the same order."""
+    return [pad_id], [pad_id]
+
+
+def sequence_logps(scorer, rows: list, idx, ctx, pad_id: int, temperature: float, mb: int) -> list:
+    """No-grad log-probs of the response tokens of rows[i] for i in idx, as 1-D CPU tensors.
+    Every rank runs as many forwards as the busiest one (stand-ins for the rest)."""
     import torch
 
-    from utils.losses import token_logprobs
+    from utils import dist
 
+    chunks = [idx[k:k + mb] for k in range(0, len(idx), mb)]
+    n = int(dist.all_reduce(torch.tensor([len(chunks)]), "max")[0])
     out = []
     with torch.no_grad():
-        for i in range(0, len(rows), mb):
-            chunk = rows[i:i + mb]
-            inputs, resp, mask = collate(chunk, pad_id, ctx.device)
-            lp = token_logprobs(response_logits(model, inputs, resp.shape[1], ctx, cfg), resp, temperature)
-            out += [lp[b, :len(r)].float().cpu() for b, (_, r) in enumerate(chunk)]
+        for k in range(n):
+            batch = [rows[i] for i in chunks[k]] if k < len(chunks) else [stand_in(pad_id)]
+            inputs, resp, _ = collate(batch, pad_id, ctx.device)
+            lp, _ = scorer(**inputs, targets=resp, temperature=temperature)
+            if k < len(chunks):
+                out += [lp[b, :len(r)].float().cpu() for b, (_, r) in enumerate(batch)]
     return out
 
 
@@ -569,16 +604,60 @@ def padded(seqs: list, T: int, fill: float = 0.0):
     return out
 
 
-def train_rl(cfg: TrainConfig, ctx) -> None:
+def rollout_engine(cfg: TrainConfig, ctx, path: str, model, policy, tok, strategy: str):
+    """The rollout engine and a function that gives it the trained weights.
+
+    hf, sync rollouts, one process or DDP: the live policy itself (nothing to sync). hf under
+    FSDP2 (the policy is sharded) or async (the policy trains while the engine samples): its own
+    unsharded copy. vllm: its own weights, one engine per GPU. Copies get the weights streamed in
+    one parameter at a time (checkpoint.iter_hf_weights: gathered, cast, LoRA merged)."""
     import copy
-    from concurrent.futures import Future, ThreadPoolExecutor
+
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from utils import checkpoint
+    from utils.engine import make_engine
+
+    r = cfg.rl
+    ecfg = copy.deepcopy(r.engine)
+    ecfg.model = path
+    train_dtype = torch.bfloat16 if cfg.dtype == "bfloat16" else torch.float32
+    if ecfg.backend == "hf":
+        if strategy in ("none", "ddp") and not r.async_rollouts:
+            return make_engine(ecfg, model=policy, tokenizer=tok), lambda: None
+        own = AutoModelForCausalLM.from_pretrained(path, dtype=train_dtype).to(ctx.device).eval()
+        engine, dtype = make_engine(ecfg, model=own, tokenizer=tok), train_dtype
+    else:
+        engine = make_engine(ecfg, seed=cfg.seed + ctx.rank)
+        # what vLLM holds: bf16 unless the engine's dtype says otherwise (fp32 on CPU)
+        dtype = (getattr(torch, ecfg.dtype) if ecfg.dtype != "auto"
+                 else torch.bfloat16 if ctx.device.type == "cuda" else torch.float32)
+
+    def sync():
+        engine.sync_weights(checkpoint.iter_hf_weights(model, dtype))
+
+    return engine, sync
+
+
+def rollout_pool(ctx):
+    """The async rollouts' thread. The CUDA device is per thread: without setting it, the thread
+    of every rank would generate on cuda:0."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from utils import dist
+
+    return ThreadPoolExecutor(1, initializer=dist.use_device, initargs=(ctx,))
+
+
+def train_rl(cfg: TrainConfig, ctx) -> None:
+    from concurrent.futures import Future
 
     import torch
 
     from envs.sampler import PromptSampler
     from utils import checkpoint, dist
-    from utils.engine import make_engine
-    from utils.losses import entropy, group_advantages, masked_mean, policy_loss, token_logprobs
+    from utils.losses import group_advantages, masked_mean, policy_loss
     from utils.rewards import novelty_bonus, topk_nll
 
     r, G = cfg.rl, cfg.rl.group_size
@@ -596,11 +675,16 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                              state["lora"] if state and cfg.lora.enabled else None)
     policy = model  # the unwrapped module: what the hf engine samples from
     strategy = dist.pick_strategy(cfg.strategy, model, ctx)
-    model = dist.wrap(model, strategy, ctx, bf16=cfg.dtype == "auto")
-    total_opt_steps = r.steps * r.minibatches
-    opt, sched = make_optimizer(cfg, model, total_opt_steps)
+    mesh = dist.device_mesh(strategy, ctx, cfg.hsdp_shard_size)
+    model = wrap(model, strategy, mesh, cfg, ctx)
+    opt, sched = make_optimizer(cfg, model, r.steps * r.minibatches)
     sampler = PromptSampler(cfg.data, seed=cfg.seed, rollouts_per_problem=G, total_steps=r.steps)
-    ref = load_reference(cfg.ref_model, ctx) if (cfg.novelty.enabled or r.kl_coef > 0) else None
+    ref = None  # sharded like the policy under FSDP2, not a whole copy per GPU
+    if cfg.novelty.enabled or r.kl_coef > 0:
+        ref = wrap(load_reference(cfg.ref_model, ctx), strategy, mesh, cfg, ctx, trainable=False)
+    # before restoring the RNG state: building a vLLM engine reseeds the global RNGs
+    engine, sync_engine = rollout_engine(cfg, ctx, str(ckpt / "model") if ckpt else cfg.model, model, policy, tok,
+                                         strategy)
 
     step, pending = 0, None
     if state is not None:
@@ -610,26 +694,9 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         if mine.get("pending") is not None:  # async: the batch generated before the checkpoint
             pending = Future()
             pending.set_result(mine["pending"])
+        del state
 
-    # Rollout engine. hf + sync: the live model (nothing to sync). hf + async: a copy that samples
-    # in a thread while the policy trains. vllm: its own weights, synced after each step.
-    ecfg = copy.deepcopy(r.engine)
-    ecfg.model = str(ckpt / "model") if ckpt else cfg.model
-    if ecfg.backend == "hf":
-        engine = make_engine(ecfg, model=copy.deepcopy(policy) if r.async_rollouts else policy, tokenizer=tok)
-    else:
-        engine = make_engine(ecfg, seed=cfg.seed + ctx.rank)
-
-    def sync_engine():
-        if ecfg.backend == "hf" and r.async_rollouts:
-            engine.model.load_state_dict(policy.state_dict())
-        elif ecfg.backend == "vllm":
-            engine.wake_up()  # sleep mode (engine.enable_sleep_mode) frees its memory while we train
-            sd = checkpoint.hf_weights(model, checkpoint.full_state_dict(model, cpu=False))
-            engine.sync_weights(sd.items())
-            del sd
-
-    pool = ThreadPoolExecutor(1) if r.async_rollouts else None
+    pool = rollout_pool(ctx) if r.async_rollouts else None
 
     def launch(s: int):
         """Draw step s's prompts (every rank draws the same list, keeps its slice) and roll them out."""
@@ -651,8 +718,8 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         t = time.time()
         if pool is None:
             batch = launch(step)
-            if ecfg.backend == "vllm":
-                engine.sleep()
+            if r.engine.backend == "vllm":
+                engine.sleep()  # sleep mode (engine.enable_sleep_mode) frees its memory while we train
         else:
             batch = (pending or launch(step)).result()
             sync_engine()
@@ -676,14 +743,13 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         bonus, u = torch.zeros_like(rewards), torch.zeros_like(rewards)
         if cfg.novelty.enabled:
             idx = [i for i, ok in enumerate(correct) if ok]
+            nll = [-lp for lp in sequence_logps(ref, rows, idx, ctx, tok.pad_token_id, 1.0, r.micro_batch_size)]
             if idx:
-                nll = [-lp for lp in sequence_logps(ref, [rows[i] for i in idx], cfg, ctx, tok.pad_token_id, 1.0,
-                                                    r.micro_batch_size)]
                 u[idx] = topk_nll(padded(nll, T), mask[idx], k=cfg.novelty.k)
             bonus = novelty_bonus(u, correct_t, group_ids, weight=cfg.novelty.weight, norm=cfg.novelty.norm)
         ref_logp = None
         if r.kl_coef > 0:
-            ref_logp = padded(sequence_logps(ref, rows, cfg, ctx, tok.pad_token_id, r.temperature,
+            ref_logp = padded(sequence_logps(ref, rows, range(len(rows)), ctx, tok.pad_token_id, r.temperature,
                                              r.micro_batch_size), T)
         times["reference"] = time.time() - t
 
@@ -699,10 +765,10 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                           for m in range(r.minibatches)]
         trained = [[i for i in mine if r.kl_coef > 0 or adv[i] != 0] for mine in minibatch_rows]
         micro = [[idx[i:i + r.micro_batch_size] for i in range(0, len(idx), r.micro_batch_size)] for idx in trained]
-        # every rank runs as many micro-batches as the busiest one (DDP all-reduces at each)
-        counts = dist.all_reduce(torch.tensor([[len(mb), float(mask[mine].sum())]
-                                               for mb, mine in zip(micro, minibatch_rows)]))
-        n_micro, tok_counts = counts[:, 0].long().tolist(), counts[:, 1]
+        # every rank runs as many micro-batches as the busiest one (stand-ins for the rest); the
+        # token counts that normalise token_mean are global sums
+        n_micro = dist.all_reduce(torch.tensor([len(mb) for mb in micro]), "max").tolist()
+        tok_counts = dist.all_reduce(torch.tensor([float(mask[mine].sum()) for mine in minibatch_rows]))
 
         # old_logp: the behaviour log-probs when async (one step off-policy); else the policy before
         # this step's updates, recomputed (an engine's log-probs differ numerically, which GSPO's
@@ -714,9 +780,9 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         elif r.minibatches > 1:
             todo = [i for idx in trained for i in idx]
             old_logp = torch.full((len(rows), T), float("nan"))
-            if todo:
-                old_logp[todo] = padded(sequence_logps(model, [rows[i] for i in todo], cfg, ctx, tok.pad_token_id,
-                                                       r.temperature, r.micro_batch_size), T)
+            for i, lp in zip(todo, sequence_logps(model, rows, todo, ctx, tok.pad_token_id, r.temperature,
+                                                  r.micro_batch_size)):
+                old_logp[i, :len(lp)] = lp
         else:
             old_logp = None
         times["old_logp"] = time.time() - t
@@ -727,13 +793,18 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         for m in range(r.minibatches):
             mine = minibatch_rows[m]
             for j in range(n_micro[m]):
-                idx = micro[m][j] if j < len(micro[m]) else mine[:1]  # a zero-weight stand-in
-                dummy = j >= len(micro[m])
+                last = j == n_micro[m] - 1
+                if j >= len(micro[m]):  # this rank is done: a stand-in pass with zero gradient
+                    inputs, resp, _ = collate([stand_in(tok.pad_token_id)], tok.pad_token_id, ctx.device)
+                    with dist.grad_sync(model, last):
+                        logp, _ = model(**inputs, targets=resp)
+                        (logp.sum() * 0.0).backward()
+                    continue
+                idx = micro[m][j]
                 inputs, resp, mmask = collate([rows[i] for i in idx], tok.pad_token_id, ctx.device)
                 Tm = resp.shape[1]
-                with no_sync(model, j == n_micro[m] - 1):
-                    logits = response_logits(model, inputs, Tm, ctx, cfg)
-                    logp = token_logprobs(logits, resp, r.temperature)
+                with dist.grad_sync(model, last):
+                    logp, ent = model(**inputs, targets=resp, temperature=r.temperature)
                     old = logp.detach() if old_logp is None else old_logp[idx, :Tm].to(ctx.device)
                     # a token whose behaviour log-prob is unknown (the stop token the hf backend
                     # leaves out) takes the current one: ratio 1 for that token
@@ -741,26 +812,23 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                     loss, st = policy_loss(logp, old, adv[idx].to(ctx.device), mmask, level=r.level, eps_low=eps_low,
                                            eps_high=eps_high, agg=r.agg, kl_coef=r.kl_coef,
                                            ref_logp=None if ref_logp is None else ref_logp[idx, :Tm].to(ctx.device))
-                    # scale to this micro-batch's share of the global minibatch; DDP then averages ranks
-                    if dummy:
-                        weight = 0.0
-                    elif r.agg == "token_mean":
+                    # scale to this micro-batch's share of the global minibatch; DDP/FSDP then average ranks
+                    if r.agg == "token_mean":
                         weight = float(mmask.sum()) / float(tok_counts[m]) * ctx.world
                     else:
                         weight = len(idx) / len(mine)
                     (loss * weight).backward()
-                if dummy:
-                    continue
                 if not torch.isfinite(loss):
                     print(f"rank {ctx.rank} step {step}: non-finite loss {loss.item()} (minibatch {m})",
                           file=sys.stderr, flush=True)
-                # how far the engine's log-probs are from the trainer's (vLLM vs FSDP numerics)
+                # how far the engine's log-probs are from the trainer's, both at the sampling
+                # temperature (vLLM vs FSDP numerics; large after a failed weight sync)
                 beh = behaviour[idx, :Tm].to(ctx.device)
                 known = (~torch.isnan(beh)) & (mmask > 0)
                 # token-weighted means over the trained rows, whatever the micro-batching
                 w = float(mmask.sum())
                 sums["behaviour_logp_gap"] += w * float(masked_mean((old - torch.nan_to_num(beh)).abs(), known))
-                sums["entropy"] += w * float(masked_mean(entropy(logits.detach(), r.temperature), mmask))
+                sums["entropy"] += w * float(masked_mean(ent.detach(), mmask))
                 for k, v in st.items():
                     sums[k] += w * float(v)
                 n_tokens += w
@@ -805,6 +873,7 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                        for i, k in enumerate(sums)}
         n_trained = dist.all_reduce(torch.tensor([float(sum(map(len, trained)))]))[0]
         train_stats["trained_frac"] = float(n_trained) / r.batch_size
+        train_stats["micro_batches"] = sum(n_micro)  # forward + backward passes per rank (max over ranks)
         step += 1
         times["step"] = time.time() - t_step
         if ctx.main:
