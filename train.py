@@ -2,6 +2,8 @@
 
     torchrun --nproc_per_node N train.py --config configs/paper/gspo_novelty.yaml [key=value ...]
     python train.py --config configs/smoke/sft.yaml            # one process (CPU: gloo)
+    python train.py --config configs/paper/gspo_novelty.yaml --plan gpus=8 gpu_mem_gb=80 model=Qwen/Qwen2.5-7B
+                                                               # memory per GPU, before booking the cluster
 
 stage=sft: prompt + response pairs (or records + rejection-sampled `responses` from
     `generate.py --config configs/generate/sft_traces.yaml`), the tokenizer's chat template, loss on
@@ -949,7 +951,42 @@ def rl_metrics(per_rank: list[dict], G: int, train: dict, difficulty: dict, time
     return out
 
 
+@dataclass
+class PlanConfig(TrainConfig):
+    def validate(self):
+        """--plan reads shapes and settings, not data: inputs an earlier stage writes may be missing."""
+        missing = ("does not exist", "is not a directory", "is not a file")
+        return ((k, m) for k, m in super().validate() if not any(x in m for x in missing))
+
+
+def plan(argv: list[str]) -> None:
+    """`--plan gpus=N gpu_mem_gb=G`: this config's memory per GPU, by part, and the largest
+    micro-batch that fits (utils/memplan.py). Nothing is loaded but config.json, if local."""
+    from utils import memplan
+
+    i = argv.index("--plan")
+    counts = {"gpus": 8, "gpu_mem_gb": 80.0}
+    rest = []
+    for a in argv[i + 1:]:
+        key, _, value = a.partition("=")
+        if key not in counts:
+            rest.append(a)
+            continue
+        try:
+            counts[key] = type(counts[key])(value)
+        except ValueError:
+            stop(key, f"--plan {a}: not a number")
+    cfg = load(PlanConfig, argv[:i] + rest, prog="train.py --plan")
+    try:
+        shape, source = memplan.shape_of(cfg.model)
+    except ValueError as e:
+        stop("model", str(e))
+    print(memplan.report(memplan.setup_from_config(cfg, counts["gpus"], counts["gpu_mem_gb"], shape), source))
+
+
 def main(argv: list[str]) -> None:
+    if "--plan" in argv:
+        return plan(argv)
     cfg = load(TrainConfig, argv, prog="train.py")
     import torch
 

@@ -50,12 +50,13 @@ class Shape:
         return 2 * self.layers * self.kv_heads * self.head_dim * nbytes
 
     def activation_elems_per_token_layer(self) -> int:
-        """Elements one decoder layer keeps for backward, per token (HF Llama/Qwen layer, SDPA
-        attention): layer input and its norm, q k v before and after rotary, attention output and
-        its contiguous copy, the residual and its norm, and the MLP's gate, up, act(gate) and
-        act(gate) * up. Checked against measured peaks (tests/test_memory.py)."""
+        """Elements one decoder layer saves for backward, per token (HF Llama/Qwen layer, SDPA
+        attention): its input and normed input, q and q after rotary, attention output and its
+        contiguous copy (4 x q-width), k and v (2 x kv-width), the residual and its norm, and
+        the MLP's gate, up, act(gate) and act(gate) * up. Counted with saved_tensors_hooks and
+        checked against measured peaks (tests/test_memory.py)."""
         q, kv = self.heads * self.head_dim, self.kv_heads * self.head_dim
-        return 4 * self.hidden + 4 * q + 4 * kv + 4 * self.intermediate
+        return 4 * self.hidden + 4 * q + 2 * kv + 4 * self.intermediate
 
 
 # The papers' models (config.json values), for plans made without the weights or the hub.
@@ -109,9 +110,10 @@ class Setup:
     cuda: bool = True
 
 
-# A float32 (chunk, V) tensor: the log-prob chunk holds about three at its peak (logits turned
-# into log-probs in place, their exp, the gradient built in place; measured 2.1 on CPU).
-LOGIT_COPIES = 3
+# float32 (chunk, V) tensors the log-prob chunk holds at its peak: logits turned into log-probs in
+# place, their exp, the gradient built in place (measured ~1.9 on CPU); on CUDA the bf16 head output
+# adds half a copy.
+LOGIT_COPIES = 2
 # CUDA context, NCCL buffers, allocator fragmentation: a fixed reserve (ours, not measured here)
 CUDA_RESERVE_GB = 3.0
 # vLLM asleep (level 2: weights and KV cache freed) still holds its CUDA graphs and context
@@ -131,8 +133,9 @@ def fixed_parts(s: Setup) -> list[tuple[str, float]]:
         parts.append(("FSDP gathered: root + 2 layers, their fp32 gradients in flight", gathered))
     elif s.compute_bytes < s.master_bytes:
         parts.append(("autocast's bf16 copies of the weights", n * s.compute_bytes))
-    parts.append((f"log-prob chunk ({s.chunk_tokens} tokens x {sh.vocab} vocab x {LOGIT_COPIES} fp32)",
-                  LOGIT_COPIES * s.chunk_tokens * sh.vocab * 4))
+    copies = LOGIT_COPIES + (0.5 if s.compute_bytes == 2 else 0)
+    parts.append((f"log-prob chunk ({s.chunk_tokens} tokens x {sh.vocab} vocab x {copies:g} fp32)",
+                  copies * s.chunk_tokens * sh.vocab * 4))
     if s.reference:
         ref_bytes = 2 if s.cuda else 4
         parts.append((f"reference model ({_dtype(ref_bytes)}{_frac(s.shard if s.strategy != 'ddp' else 1)})",
@@ -154,7 +157,7 @@ def activation_bytes_per_row(s: Setup) -> float:
         per_token = sh.layers * sh.hidden * s.compute_bytes + per_layer
     else:
         per_token = sh.layers * per_layer
-    per_token += 2 * sh.hidden * s.compute_bytes  # final norm: its input and output (the head's input)
+    per_token += 4 * sh.hidden * s.compute_bytes  # the embedding's output, the final norm's input and output
     return per_token * s.seq_len
 
 
@@ -239,11 +242,12 @@ def _frac(shard: int) -> str:
 
 
 def probe(shape: Shape, batch: int, tokens: int, chunk_tokens: int, device: str = "cpu", full_logits: bool = False,
-          checkpointing: bool = False, prompt: int = 8) -> dict:
-    """Peak memory of one RL micro-step on a randomly initialised model of `shape`: forward (token
+          checkpointing: bool = False, steps: int = 2, prompt: int = 8) -> dict:
+    """Peak memory of `steps` RL micro-steps on a randomly initialised model of `shape`: forward (token
     log-probs and entropy), a policy-gradient loss, backward, an AdamW step. CPU: peak RSS growth
     over the process before the model was built (run it in a fresh process: ru_maxrss is a
-    lifetime peak); CUDA: torch.cuda.max_memory_allocated. full_logits: the plain HF way, through
+    lifetime peak; MALLOC_MMAP_THRESHOLD_=65536 keeps glibc from holding freed tensors in its
+    heap, so RSS follows the live tensors); CUDA: torch.cuda.max_memory_allocated. full_logits: the plain HF way, through
     (B, T, V) logits, for comparison. Returns measured and estimated bytes."""
     import resource
 
@@ -274,16 +278,20 @@ def probe(shape: Shape, batch: int, tokens: int, chunk_tokens: int, device: str 
     targets = ids[:, prompt:]
     if cuda:
         torch.cuda.reset_peak_memory_stats()
-    if full_logits:
-        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda):
-            logits = lm(input_ids=ids, attention_mask=attn, position_ids=pos).logits[:, prompt - 1:-1].float()
-        logp_all = torch.log_softmax(logits, -1)
-        logp = logp_all.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
-        ent = -(logp_all.exp() * logp_all).sum(-1)
-    else:
-        logp, ent = model(ids, attn, pos, targets)
-    (-(logp.mean() + 0.01 * ent.mean())).backward()
-    opt.step()
+    for _ in range(steps):  # from the second step on, Adam's moments exist during backward
+        if full_logits:
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda):
+                logits = lm(input_ids=ids, attention_mask=attn, position_ids=pos).logits[:, prompt - 1:-1].float()
+            logp_all = torch.log_softmax(logits, -1)
+            logp = logp_all.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+            ent = -(logp_all.exp() * logp_all).sum(-1)
+            del logits, logp_all
+        else:
+            logp, ent = model(ids, attn, pos, targets)
+        (-(logp.mean() + 0.01 * ent.mean())).backward()
+        del logp, ent
+        opt.step()
+        opt.zero_grad(set_to_none=True)
     if cuda:
         measured = torch.cuda.max_memory_allocated() - base
     else:
@@ -292,7 +300,7 @@ def probe(shape: Shape, batch: int, tokens: int, chunk_tokens: int, device: str 
                   compute_bytes=2 if cuda else 4, trainable=shape.params(), micro_batch=batch, seq_len=prompt + tokens,
                   checkpointing=checkpointing, chunk_tokens=chunk_tokens, cuda=False)
     return {"device": device, "shape": asdict(shape), "batch": batch, "tokens": tokens, "chunk_tokens": chunk_tokens,
-            "full_logits": full_logits, "checkpointing": checkpointing, "measured_bytes": measured,
+            "full_logits": full_logits, "checkpointing": checkpointing, "steps": steps, "measured_bytes": measured,
             "estimated_bytes": None if full_logits else total_bytes(setup)}
 
 
@@ -313,6 +321,7 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--full-logits", action="store_true")
     ap.add_argument("--checkpointing", action="store_true")
+    ap.add_argument("--steps", type=int, default=2)
     a = ap.parse_args(argv)
     import torch
 
@@ -321,7 +330,7 @@ def main(argv: list[str]) -> None:
     heads = max(1, a.hidden // a.head_dim)
     shape = Shape(a.vocab, a.hidden, a.layers, a.intermediate or 2 * a.hidden, heads, min(a.kv_heads, heads),
                   a.head_dim, tied=True)
-    print(json.dumps(probe(shape, a.batch, a.tokens, a.chunk, a.device, a.full_logits, a.checkpointing)))
+    print(json.dumps(probe(shape, a.batch, a.tokens, a.chunk, a.device, a.full_logits, a.checkpointing, a.steps)))
 
 
 if __name__ == "__main__":
