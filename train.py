@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 import sys
 import time
-from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
