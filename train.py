@@ -14,7 +14,8 @@ stage=rl: each step reads top to bottom: sample prompts -> rollouts -> rewards (
 
 Everything goes to runs/<name>/: config.yaml, run_info.json, metrics.jsonl, samples.jsonl,
 checkpoints/step_*/ (HF model dir + trainer_state.pt) and final/ (the last model).
-`resume=true` continues from the last checkpoint exactly.
+Re-running the same command continues from the newest intact checkpoint exactly; a changed
+config is refused (naming the keys) unless resume=true.
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ STAGES = ("sft", "rl")
 @dataclass
 class LoraSection:
     enabled: bool = field(False, help="train LoRA adapters (peft) instead of all weights; checkpoints hold "
-                                      "merged weights")
+                                      "merged weights in model/ and the adapter alone (peft format) in adapter/")
     r: int = field(16, help="LoRA rank")
     alpha: int = field(32, help="LoRA alpha (scaling alpha / r)")
     dropout: float = field(0.0, help="LoRA dropout")
@@ -56,8 +57,11 @@ class OptimSection:
 
 @dataclass
 class SFTSection:
-    data: List[str] = field([], help="JSONL files/dirs: {prompt, response}, or records with `responses` "
-                                     "(generate.py mode=sft_traces), or records with a gold `answer` (use_answer)")
+    data: List[str] = field([], help="JSONL files, globs or shard directories (read for `split`): {prompt, "
+                                     "response}, or records with `responses` (generate.py mode=sft_traces), or "
+                                     "records with a gold `answer` (use_answer). A test split is refused")
+    split: str = field("", help="the split read from each directory in `data` (e.g. train: the "
+                                "<split>-NNNNN.jsonl shards); required for a directory")
     use_answer: bool = field(False, help="also train on records' gold `answer` (rows without response(s))")
     max_len: int = field(4096, help="prompt + response tokens; longer responses are truncated (counted and logged)")
     epochs: int = field(1, help="passes over the data")
@@ -68,12 +72,19 @@ class SFTSection:
 
 @dataclass
 class NoveltySection:
-    enabled: bool = field(False, help="puzzle-to-math paper sec. 5: bonus for correct rollouts the frozen reference "
-                                      "(ref_model: the SFT checkpoint) finds unlikely")
+    enabled: bool = field(False, help="puzzle_to_math line 99: bonus for correct rollouts whose reasoning the frozen "
+                                      "reference (ref_model: the SFT checkpoint) finds unlikely")
     weight: float = field(0.1, help="bonus scale. The paper does not publish its weight; 0.1 is ours")
-    norm: str = field("zscore", help="normalisation of u among a group's correct rollouts. The paper does not "
-                                     "publish its normalisation; zscore is ours", choices=("zscore", "minmax", "rank"))
-    k: int = field(100, help="u = mean of the k largest token NLLs of a response under the reference")
+    norm: str = field("minmax", help="normalisation of u among a group's correct rollouts (the paper does not publish "
+                                     "it). minmax (default): the bonus lies in [0, weight], never a penalty for a "
+                                     "correct rollout; rank: the same range, outlier-robust; zscore subtracts from "
+                                     "the correct rollouts below the group mean", choices=("minmax", "rank", "zscore"))
+    k: int = field(100, help="u = mean of the k largest token NLLs under the reference (paper: k=100, line 105)")
+    stat: str = field("topk", help="the novelty statistic: topk (the paper's) or mean (mean token NLL: the ablation "
+                                   "of Appendix O)", choices=("topk", "mean"))
+    scope: str = field("reasoning", help="tokens scored: reasoning (inside <reasoning>, or before <answer>: the "
+                                         "paper rewards surprising reasoning, not a surprising answer format) or "
+                                         "response (all)", choices=("reasoning", "response"))
 
 
 @dataclass
@@ -92,20 +103,28 @@ class RLSection:
     agg: str = field("seq_mean_token_mean", help="loss aggregation over tokens",
                      choices=("seq_mean_token_mean", "token_mean"))
     scale_rewards: str = field("none", help="divide advantages by the group's reward std: none (code-RL paper, "
-                                            "Dr. GRPO) or group (original GRPO)", choices=("none", "group"))
+                                            "Dr. GRPO) or group (original GRPO, and GSPO's group-based advantage)",
+                               choices=("none", "group"))
+    entropy_coef: float = field(0.0, help="loss-level entropy bonus: loss -= coef * mean token entropy (puzzle_to_math "
+                                          "line 111 screened it in pilots; off by default)")
+    entropy_adv_alpha: float = field(0.0, help="entropy-shaped advantage A + min(alpha * H, |A| / kappa) with H the "
+                                               "rollout's mean token entropy (Cheng et al. 2025a; puzzle_to_math line "
+                                               "111 screened it); 0: off")
+    entropy_adv_kappa: float = field(2.0, help="the clip of the entropy-shaped advantage: at most |A| / kappa")
     kl_coef: float = field(0.0, help="weight of the k3 KL to ref_model (code-RL paper: 0, no reference loaded)")
     temperature: float = field(1.0, help="rollout sampling temperature (also applied to training log-probs)")
     top_p: float = field(1.0, help="rollout nucleus sampling")
     max_tokens: int = field(2048, help="response budget per rollout; longer ones are cut (clipped_ratio)")
-    max_prompt_tokens: int = field(2048, help="vllm: the longest prompt (chat template included) in tokens; "
-                                              "max_prompt_tokens + max_tokens must fit engine.max_model_len, and "
-                                              "a longer prompt stops the run (vLLM would cut its response short)")
+    max_prompt_tokens: int = field(0, help="vllm: the longest prompt allowed (chat template included), in tokens; "
+                                           "0: what engine.max_model_len leaves after max_tokens. A longer prompt "
+                                           "stops the run with one line (vLLM would cut its response short)")
     async_rollouts: bool = field(False, help="one-step off-policy: generate step t+1 while step t trains; the "
                                              "ratio uses the behaviour log-probs (`async` is a Python keyword)")
     engine: EngineConfig = field(EngineConfig(), help="rollout backend: hf (the live model; a synced copy under "
                                                       "FSDP or async) or vllm (colocated, one engine per GPU, weights "
                                                       "synced each step); engine.model is ignored")
-    log_samples: int = field(4, help="rollouts per step written to samples.jsonl")
+    log_samples: int = field(4, help="rollouts per step written to samples.jsonl (whole groups first), for the "
+                                     "training-dynamics analyses (analyze.py over steps); -1: all")
 
 
 @dataclass
@@ -117,6 +136,11 @@ class TrainConfig:
     ref_model: str = field("", help="frozen reference for the novelty bonus and KL (the SFT checkpoint); "
                                     "loaded only when one of them needs it")
     system_prompt: str = field("", help="system message added to every prompt (SFT and RL)")
+    chat_template: str = field("", help="replace the tokenizer's chat template (a Jinja string or a .jinja file) "
+                                        "for SFT, rollouts and the saved checkpoints; empty: the model's own")
+    enable_thinking: Optional[bool] = field(None, help="the chat template's enable_thinking switch (Qwen3: false "
+                                                       "skips the <think> block), fixed in the saved tokenizer too; "
+                                                       "null: the template's default")
     seed: int = field(0, help="seeds prompts, rollouts and data order")
     dtype: str = field("auto", help="auto: fp32 weights with bf16 autocast on GPU, fp32 on CPU",
                        choices=("auto", "float32", "bfloat16"))
@@ -139,12 +163,26 @@ class TrainConfig:
     data: SamplerConfig = field(SamplerConfig(), help="stage=rl: prompt sources, env mix, curriculum, adaptive "
                                                       "difficulty")
     save_every: int = field(50, help="checkpoint every this many steps (and at the end)")
-    keep_last: int = field(2, help="checkpoints kept")
-    resume: bool = field(False, help="continue from the last checkpoint in the run directory (fresh start if none)")
-    tensorboard: bool = field(False, help="also log to TensorBoard (needs `pip install tensorboard`)")
+    keep_last: int = field(2, help="checkpoints kept for resuming")
+    keep_steps: List[int] = field([], help="steps whose model is kept in <run>/kept/step_N/ (hard links, never pruned) "
+                                           "for training-dynamics analyses (puzzle_to_math line 29: ten checkpoints)")
+    keep_every: int = field(0, help="also keep the model every this many steps (0: only keep_steps)")
+    resume: bool = field(False, help="the same config always continues from the run's newest intact checkpoint; "
+                                     "true: continue even if the config differs from the one that wrote it "
+                                     "(e.g. more steps)")
+    tensorboard: bool = field(False, help="also log to TensorBoard in <run>/tb (needs `pip install tensorboard`)")
+    wandb: bool = field(False, help="also log to Weights & Biases (needs `pip install wandb` and `wandb login`, or "
+                                    "WANDB_MODE=offline); a resumed run continues the same W&B run")
+    wandb_project: str = field("rlvr-lab", help="W&B project")
+    log_every: int = field(0, help="print a step line every this many steps (the first and last always); 0: at most "
+                                   "one line per 30 s. metrics.jsonl and curves.png get every step")
     peak_tflops: float = field(0.0, help="GPU peak bf16 TFLOPS for the MFU metric; 0: guess from the GPU name")
     cpu_threads: int = field(0, help="torch threads on CPU; 0: torch's default. On a small or shared machine 1 is "
                                      "often several times faster (idle OpenMP threads spin)")
+
+    def keep(self, step: int) -> bool:
+        """Whether step's model is kept for analysis (and so checkpointed even off save_every)."""
+        return step in self.keep_steps or (self.keep_every > 0 and step % self.keep_every == 0)
 
     def clip_eps(self) -> tuple[float, float]:
         low, high = (0.2, 0.25) if self.rl.level == "token" else (3e-4, 4e-4)
@@ -152,16 +190,24 @@ class TrainConfig:
                 high if self.rl.eps_high is None else self.rl.eps_high)
 
     def validate(self):
+        from utils import modelpath
+
         if not self.model:
             yield "model", "missing model path (an HF directory or hub name)"
-        elif not Path(self.model).exists() and self.model.count("/") != 1:
-            yield "model", f"{self.model} is not a directory (nor a hub name org/model)"
-        if self.ref_model and not Path(self.ref_model).exists() and self.ref_model.count("/") != 1:
-            yield "ref_model", f"{self.ref_model} is not a directory (nor a hub name org/model)"
+        for key in ("model", "ref_model"):
+            bad = getattr(self, key) and modelpath.problem(getattr(self, key))
+            if bad:
+                yield key, bad
+        from utils.engine import template_problem
+
+        if template_problem(self.chat_template):
+            yield "chat_template", template_problem(self.chat_template)
         if self.save_every < 1:
             yield "save_every", "must be >= 1"
         if self.keep_last < 1:
             yield "keep_last", "must be >= 1"
+        if self.keep_every < 0 or any(s < 1 for s in self.keep_steps):
+            yield "keep_every" if self.keep_every < 0 else "keep_steps", "steps must be >= 1 (keep_every: >= 0)"
         if self.optim.lr <= 0:
             yield "optim.lr", "must be > 0"
         if self.lora.enabled and self.lora.r < 1:
@@ -175,13 +221,24 @@ class TrainConfig:
 
             if importlib.util.find_spec("tensorboard") is None:
                 yield "tensorboard", "needs the tensorboard package (pip install tensorboard)"
+        if self.wandb:
+            import importlib.util
+
+            if importlib.util.find_spec("wandb") is None:
+                yield "wandb", "needs the wandb package (pip install wandb)"
+        if self.log_every < 0:
+            yield "log_every", "must be >= 0"
         if self.stage == "sft":
             s = self.sft
             if not s.data:
                 yield "sft.data", "no SFT data files given"
+            from utils.records import DataRefError, resolve_split
+
             for i, p in enumerate(s.data):
-                if not Path(p).exists():
-                    yield f"sft.data.{i}", f"{p} does not exist"
+                try:
+                    resolve_split(p, s.split)
+                except DataRefError as e:
+                    yield f"sft.data.{i}" if e.key == "data" else "sft.split", str(e)
             for key in ("max_len", "epochs", "batch_size", "micro_batch_size"):
                 if getattr(s, key) < 1:
                     yield f"sft.{key}", "must be >= 1"
@@ -191,7 +248,7 @@ class TrainConfig:
             yield "rl.group_size", "must be >= 2: advantages compare the rollouts of one prompt"
         elif r.batch_size % r.group_size:
             yield "rl.batch_size", f"{r.batch_size} rollouts is not a multiple of rl.group_size={r.group_size}"
-        for key in ("steps", "batch_size", "minibatches", "micro_batch_size", "max_tokens", "max_prompt_tokens"):
+        for key in ("steps", "batch_size", "minibatches", "micro_batch_size", "max_tokens"):
             if getattr(r, key) < 1:
                 yield f"rl.{key}", "must be >= 1"
         if r.batch_size % r.minibatches:
@@ -212,6 +269,10 @@ class TrainConfig:
             yield "novelty.weight", "must be >= 0"
         if self.novelty.k < 1:
             yield "novelty.k", "must be >= 1"
+        if r.entropy_coef < 0 or r.entropy_adv_alpha < 0:
+            yield "rl.entropy_coef" if r.entropy_coef < 0 else "rl.entropy_adv_alpha", "must be >= 0"
+        if r.entropy_adv_kappa <= 1:
+            yield "rl.entropy_adv_kappa", "must be > 1 (the shaped advantage keeps A's sign)"
         if r.temperature <= 0:
             yield "rl.temperature", "must be > 0 (the ratio needs the sampling distribution)"
         if r.async_rollouts and r.top_p < 1.0:
@@ -227,9 +288,14 @@ class TrainConfig:
             yield "rl.engine.tensor_parallel_size", ("train.py runs one engine per GPU (TP=1); tensor parallel "
                                                      "rollouts would need the same prompts and seeds on every rank "
                                                      "of a TP group, which train.py does not arrange")
-        if r.engine.backend == "vllm" and r.max_prompt_tokens + r.max_tokens > r.engine.max_model_len:
+        if r.max_prompt_tokens < 0:
+            yield "rl.max_prompt_tokens", "must be >= 0 (0: what rl.engine.max_model_len leaves)"
+        elif r.engine.backend == "vllm" and (r.max_prompt_tokens or 1) + r.max_tokens > r.engine.max_model_len:
             yield "rl.engine.max_model_len", (f"{r.engine.max_model_len} < rl.max_prompt_tokens {r.max_prompt_tokens} "
                                               f"+ rl.max_tokens {r.max_tokens}: vLLM would cut responses short")
+        for key in ("chat_template", "enable_thinking"):
+            if getattr(r.engine, key) not in ("", None):
+                yield f"rl.engine.{key}", f"set the top-level {key}: it applies to SFT, rollouts and checkpoints alike"
         yield from self.data.validate("data")
 
 
@@ -249,7 +315,10 @@ def build_model(cfg: TrainConfig, ctx, path: str, lora_state: dict | None = None
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from utils.engine import template_overrides
+
     tok = AutoTokenizer.from_pretrained(path)
+    template_overrides(tok, cfg.chat_template, cfg.enable_thinking)  # saved with every checkpoint
     dtype = torch.bfloat16 if cfg.dtype == "bfloat16" else torch.float32
     model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
     if cfg.gradient_checkpointing:
@@ -344,40 +413,106 @@ class NonFinite(RuntimeError):
     pass
 
 
-def stop(key: str, msg: str) -> None:
-    """A config problem only visible at run time (world size, data size): one line, like load()'s."""
-    sys.exit(f"train.py: config error: {key}: {msg}")
+def keep_model(cfg: TrainConfig, ctx, run_dir: Path, step: int, ckpt: Path) -> None:
+    """<run>/kept/step_N/: the model of a step kept for analysis, hard-linked from its checkpoint, so
+    pruning to keep_last leaves it."""
+    if ctx.main and cfg.keep(step):
+        from utils import checkpoint
+
+        checkpoint.link_final(ckpt, run_dir / "kept" / f"step_{step:08d}")
+
+
+def stop(cfg: TrainConfig, key: str, msg: str) -> None:
+    """A config problem only visible at run time (world size, data size): one line naming the key and
+    the file, like load()'s, exit code 2."""
+    from utils.config import fail
+
+    fail(cfg, key, msg, "train.py")
 
 
 class Log:
-    """metrics.jsonl (+ TensorBoard) on rank 0; a short line per step on stdout."""
+    """Rank 0: metrics.jsonl (every step), runs/<name>/curves.png (redrawn at most once a minute and
+    at the end), TensorBoard and Weights & Biases when enabled; a step line on stdout every
+    `log_every` steps (0: at most one per 30 s), always the first and the last, with the adaptive
+    controller's difficulty per env when there is one."""
 
     def __init__(self, run_dir: Path, cfg: TrainConfig, ctx, resume_step: int):
         from utils.records import read_jsonl_tolerant, write_jsonl
 
-        self.path, self.main = run_dir / "metrics.jsonl", ctx.main
-        self.tb = None
+        self.path, self.main, self.run_dir, self.cfg = run_dir / "metrics.jsonl", ctx.main, run_dir, cfg
+        self.tb = self.wandb = None
+        self.pending, self.printed_at, self.plotted_at = None, 0.0, 0.0
         if not self.main:
             return
         # a resumed run rewrites the steps after its checkpoint, so each step is logged once
-        kept = [m for m in read_jsonl_tolerant(self.path) if m.get("step", 0) <= resume_step]
-        write_jsonl(self.path, kept)
+        self.rows = [m for m in read_jsonl_tolerant(self.path) if m.get("step", 0) <= resume_step]
+        write_jsonl(self.path, self.rows)
         if cfg.tensorboard:
             from torch.utils.tensorboard import SummaryWriter
 
             self.tb = SummaryWriter(str(run_dir / "tb"))
+        if cfg.wandb:
+            self.wandb = _wandb_run(run_dir, cfg)
 
     def __call__(self, step: int, metrics: dict, line: str) -> None:
         if not self.main:
             return
         from utils.records import append_jsonl
 
-        append_jsonl(self.path, [{"step": step, **metrics}])
+        row = {"step": step, **metrics}
+        append_jsonl(self.path, [row])
+        self.rows.append(row)
+        scalars = {k: v for k, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
         if self.tb is not None:
-            for k, v in metrics.items():
-                if isinstance(v, (int, float)):
-                    self.tb.add_scalar(k, v, step)
-        print(line, flush=True)
+            for k, v in scalars.items():
+                self.tb.add_scalar(k, v, step)
+        if self.wandb is not None:
+            self.wandb.log(scalars, step=step)
+        difficulty = {k.split("/", 1)[1]: v for k, v in metrics.items() if k.startswith("difficulty/")}
+        if difficulty:
+            line += " | difficulty " + " ".join(f"{env} {d}" for env, d in difficulty.items())
+        now = time.time()
+        every = self.cfg.log_every
+        if len(self.rows) == 1 or (step % every == 0 if every else now - self.printed_at >= 30):
+            print(line, flush=True)
+            self.printed_at, self.pending = now, None
+        else:
+            self.pending = line
+        if now - self.plotted_at >= 60:
+            self.plot()
+
+    def plot(self) -> None:
+        from utils.plots import training_curves
+
+        self.plotted_at = time.time()
+        if self.rows:
+            training_curves(self.rows, self.run_dir / "curves.png", title=f"{self.cfg.name} ({self.cfg.stage})")
+
+    def close(self) -> None:
+        """At the end of training: the last step's line, the final curves, flushed loggers."""
+        if not self.main:
+            return
+        if self.pending:
+            print(self.pending, flush=True)
+        self.plot()
+        if self.tb is not None:
+            self.tb.close()
+        if self.wandb is not None:
+            self.wandb.finish()
+
+
+def _wandb_run(run_dir: Path, cfg: TrainConfig):
+    """A W&B run whose id is kept in the run directory, so a resumed run continues the same curves."""
+    import dataclasses
+    import uuid
+
+    import wandb
+
+    id_file = run_dir / "wandb_id"
+    run_id = id_file.read_text().strip() if id_file.is_file() else uuid.uuid4().hex[:12]
+    id_file.write_text(run_id + "\n")
+    return wandb.init(project=cfg.wandb_project, name=cfg.name, id=run_id, resume="allow", dir=str(run_dir),
+                      config=dataclasses.asdict(cfg))
 
 
 def peak_flops(cfg: TrainConfig, ctx) -> float | None:
@@ -393,15 +528,34 @@ def peak_flops(cfg: TrainConfig, ctx) -> float | None:
     return next((v for k, v in table.items() if k in name), None)
 
 
+# keys that change how a run is watched or saved, not what it computes: a resume may change them
+RUN_ONLY_KEYS = ("resume", "cpu_threads", "tensorboard", "wandb", "wandb_project", "log_every", "save_every",
+                 "keep_last", "peak_tflops", "lora.save_adapter")
+
+
 def start(cfg: TrainConfig, ctx):
-    """Run directory, resume point and provenance; refuses to overwrite a run by accident."""
-    from utils import checkpoint
-    from utils.config import save_run_info
+    """Run directory, resume point and provenance. The same command resumes: rank 0 picks the
+    newest checkpoint whose checksums hold (a corrupt one is set aside with one line) and every
+    rank takes that one. A checkpoint written under another config is refused, naming the keys
+    that differ, unless resume=true; a run is never overwritten by accident."""
+    from utils import checkpoint, dist
+    from utils.config import config_changes, save_run_info
 
     run_dir = Path(cfg.out_dir) / cfg.name
-    ckpt = checkpoint.latest(run_dir)
-    if ckpt is not None and not cfg.resume:
-        stop("resume", f"{run_dir} already has checkpoints; pass resume=true to continue or choose another name=")
+
+    def warn(msg: str) -> None:
+        print(f"train.py: {msg}", file=sys.stderr, flush=True)
+
+    ckpt = dist.broadcast_object(checkpoint.latest_intact(run_dir, warn) if ctx.main else None)
+    if ckpt is not None:
+        written = ckpt / "config.yaml" if (ckpt / "config.yaml").is_file() else run_dir / "config.yaml"
+        changed = config_changes(written, cfg, ignore=RUN_ONLY_KEYS)
+        if changed and not cfg.resume:
+            stop(cfg, changed[0].split(":")[0], f"{run_dir} has checkpoints of another config ({'; '.join(changed)}): "
+                                                f"pass resume=true to continue with this one, or choose another name=")
+        if ctx.main:
+            print(f"train.py: resuming {run_dir} from {ckpt.name}" + (f" with {'; '.join(changed)}" if changed else ""),
+                  flush=True)
     if ctx.main:
         save_run_info(cfg, run_dir, seed=cfg.seed)
     return run_dir, (checkpoint.load_state(ckpt, ctx.main) if ckpt is not None else None), ckpt
@@ -421,11 +575,11 @@ def save_bad_batch(run_dir: Path, step: int, ctx, payload: dict, what: str) -> N
 
 def load_sft_examples(cfg: TrainConfig, tok):
     """(prompt ids, response ids + eos) pairs, and how many were truncated / dropped."""
-    from utils.records import load_records
+    from utils.records import load_split
 
     eos = tok.eos_token_id
     out, truncated, dropped = [], 0, 0
-    for row in load_records(list(cfg.sft.data)):
+    for row in (r for p in cfg.sft.data for r in load_split(p, cfg.sft.split)):
         if "response" in row:
             responses = [row["response"]]
         elif "responses" in row:
@@ -461,10 +615,13 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
     examples, n_trunc, n_drop = load_sft_examples(cfg, tok)
     s = cfg.sft
     per_epoch = len(examples) // s.batch_size
+    if not examples:  # an empty shard, or rows without response(s): not a batch-size problem
+        stop(cfg, "sft.data", f"no SFT examples in {list(s.data)}: rows need `response` or `responses` (or an "
+                              f"`answer` with sft.use_answer=true)")
     if per_epoch == 0:
-        stop("sft.batch_size", f"{len(examples)} examples make no batch of {s.batch_size}")
+        stop(cfg, "sft.batch_size", f"{len(examples)} examples make no batch of {s.batch_size}")
     if s.batch_size % ctx.world:
-        stop("sft.batch_size", f"{s.batch_size} does not split over {ctx.world} ranks")
+        stop(cfg, "sft.batch_size", f"{s.batch_size} does not split over {ctx.world} ranks")
     total = min(s.max_steps, per_epoch * s.epochs) if s.max_steps else per_epoch * s.epochs
     if ctx.main:
         print(f"sft: {len(examples)} examples ({n_trunc} truncated to sft.max_len={s.max_len}, {n_drop} dropped: "
@@ -509,9 +666,11 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
         log(step, {"loss": loss_all, "grad_norm": grad_norm, "lr": lr, "epoch": epoch, "truncated_ratio": trunc,
                    "tokens": n_tok, "tokens_per_s": n_tok / dt, "time/step": dt},
             f"sft step {step}/{total} | loss {loss_all:.4f} | grad {grad_norm:.3f} | lr {lr:.2e} | {dt:.2f}s")
-        if step % cfg.save_every == 0 or step == total:
+        if step % cfg.save_every == 0 or step == total or cfg.keep(step):
             ckpt = checkpoint.save(run_dir, step, model, opt, sched, tok, state={}, rank_state={},
                                    keep_last=cfg.keep_last, ctx=ctx)
+            keep_model(cfg, ctx, run_dir, step, ckpt)
+    log.close()
     if ctx.main and ckpt is not None:
         checkpoint.link_final(ckpt, run_dir / "final")
     dist.barrier()
@@ -540,10 +699,12 @@ def generate_rollouts(engine, tok, cfg: TrainConfig, ctx, step: int, items: list
     seeds = [derive_seed(cfg.seed, "rollout", step, first_index + i) for i in range(len(items))]
     prompts = [chat(it.record["prompt"], cfg.system_prompt or None) for it in items]
     if r.engine.backend == "vllm":  # vLLM would silently cut the response of a longer prompt
+        limit = r.max_prompt_tokens or r.engine.max_model_len - r.max_tokens
         longest = max(len(encode(tok, p)) for p in prompts)
-        if longest > r.max_prompt_tokens:
-            stop("rl.max_prompt_tokens", f"a step {step} prompt has {longest} tokens > {r.max_prompt_tokens}; raise it "
-                                         f"(and rl.engine.max_model_len to at least it + rl.max_tokens)")
+        if longest > limit:
+            stop(cfg, "rl.max_prompt_tokens", f"a step {step} prompt has {longest} tokens, more than the {limit} that "
+                                              f"rl.engine.max_model_len {r.engine.max_model_len} - rl.max_tokens "
+                                              f"{r.max_tokens} leave: raise rl.engine.max_model_len")
     # both hf and vllm keep a generated stop token in token_ids: the policy learns to emit it
     comps = engine.generate(prompts, params, seeds=seeds)
     return Rollouts(step, items, comps)
@@ -595,6 +756,21 @@ def sequence_logps(scorer, rows: list, idx, ctx, pad_id: int, temperature: float
     return out
 
 
+def scored_tokens(comps: list, tok, T: int, scope: str):
+    """(len(comps), T) mask of the tokens the novelty statistic reads: each response's reasoning
+    (utils.rewards.reasoning_span over its tokens' text), or every response token."""
+    from utils.rewards import reasoning_span
+
+    rows = []
+    for c in comps:
+        if scope == "response":
+            rows.append([1.0] * len(c.token_ids))
+        else:
+            a, b = reasoning_span(tok.batch_decode([[t] for t in c.token_ids]))
+            rows.append([0.0] * a + [1.0] * (b - a))
+    return padded(rows, T)
+
+
 def padded(seqs: list, T: int, fill: float = 0.0):
     import torch
 
@@ -623,6 +799,8 @@ def rollout_engine(cfg: TrainConfig, ctx, path: str, model, policy, tok, strateg
     r = cfg.rl
     ecfg = copy.deepcopy(r.engine)
     ecfg.model = path
+    if cfg.chat_template or cfg.enable_thinking is not None:  # vLLM's own tokenizer renders what SFT saw
+        ecfg.chat_template = tok.chat_template
     train_dtype = torch.bfloat16 if cfg.dtype == "bfloat16" else torch.float32
     if ecfg.backend == "hf":
         if strategy in ("none", "ddp") and not r.async_rollouts:
@@ -658,16 +836,16 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
 
     from envs.sampler import PromptSampler
     from utils import checkpoint, dist
-    from utils.losses import group_advantages, masked_mean, policy_loss
-    from utils.rewards import novelty_bonus, topk_nll
+    from utils.losses import entropy_bonus, group_advantages, masked_mean, policy_loss
+    from utils.rewards import entropy_advantage, novelty_bonus, topk_nll
 
     r, G = cfg.rl, cfg.rl.group_size
     n_prompts = r.batch_size // G
     if n_prompts % ctx.world:
-        stop("rl.batch_size", f"{n_prompts} prompts per step do not split over {ctx.world} ranks")
+        stop(cfg, "rl.batch_size", f"{n_prompts} prompts per step do not split over {ctx.world} ranks")
     rows_local = r.batch_size // ctx.world
     if rows_local % r.minibatches:
-        stop("rl.minibatches", f"{rows_local} rollouts per rank do not split into {r.minibatches} minibatches")
+        stop(cfg, "rl.minibatches", f"{rows_local} rollouts per rank do not split into {r.minibatches} minibatches")
     per_rank = n_prompts // ctx.world
     eps_low, eps_high = cfg.clip_eps()
 
@@ -741,12 +919,15 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         t = time.time()
         T = max(len(c.token_ids) for c in comps)
         mask = padded([[1.0] * len(c.token_ids) for c in comps], T)
-        bonus, u = torch.zeros_like(rewards), torch.zeros_like(rewards)
+        bonus, u_topk, u_mean = (torch.zeros_like(rewards) for _ in range(3))
         if cfg.novelty.enabled:
-            idx = [i for i, ok in enumerate(correct) if ok]
+            idx = [i for i, ok in enumerate(correct) if ok]  # every rank runs the same number of forwards
             nll = [-lp for lp in sequence_logps(ref, rows, idx, ctx, tok.pad_token_id, 1.0, r.micro_batch_size)]
             if idx:
-                u[idx] = topk_nll(padded(nll, T), mask[idx], k=cfg.novelty.k)
+                nll = padded(nll, T)
+                scored = scored_tokens([comps[i] for i in idx], tok, T, cfg.novelty.scope)
+                u_topk[idx], u_mean[idx] = topk_nll(nll, scored, k=cfg.novelty.k), masked_mean(nll, scored, dim=1)
+            u = u_topk if cfg.novelty.stat == "topk" else u_mean
             bonus = novelty_bonus(u, correct_t, group_ids, weight=cfg.novelty.weight, norm=cfg.novelty.norm)
         ref_logp = None
         if r.kl_coef > 0:
@@ -764,7 +945,7 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         offset = ctx.rank * rows_local
         minibatch_rows = [[i for i in range(len(rows)) if (offset + i) % r.minibatches == m]
                           for m in range(r.minibatches)]
-        trained = [[i for i in mine if r.kl_coef > 0 or adv[i] != 0] for mine in minibatch_rows]
+        trained = [[i for i in mine if r.kl_coef > 0 or r.entropy_coef > 0 or adv[i] != 0] for mine in minibatch_rows]
         micro = [[idx[i:i + r.micro_batch_size] for i in range(0, len(idx), r.micro_batch_size)] for idx in trained]
         # every rank runs as many micro-batches as the busiest one (stand-ins for the rest); the
         # token counts that normalise token_mean are global sums
@@ -805,14 +986,21 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                 inputs, resp, mmask = collate([rows[i] for i in idx], tok.pad_token_id, ctx.device)
                 Tm = resp.shape[1]
                 with dist.grad_sync(model, last):
+                    # per-token log-probs and entropy, both with gradient (the entropy bonus uses it)
                     logp, ent = model(**inputs, targets=resp, temperature=r.temperature)
                     old = logp.detach() if old_logp is None else old_logp[idx, :Tm].to(ctx.device)
                     # a token whose behaviour log-prob is unknown (the stop token the hf backend
                     # leaves out) takes the current one: ratio 1 for that token
                     old = torch.where(torch.isnan(old), logp.detach(), old)
-                    loss, st = policy_loss(logp, old, adv[idx].to(ctx.device), mmask, level=r.level, eps_low=eps_low,
+                    a = adv[idx].to(ctx.device)
+                    if r.entropy_adv_alpha > 0:
+                        a = entropy_advantage(a, masked_mean(ent.detach(), mmask, dim=1), alpha=r.entropy_adv_alpha,
+                                              kappa=r.entropy_adv_kappa)
+                    loss, st = policy_loss(logp, old, a, mmask, level=r.level, eps_low=eps_low,
                                            eps_high=eps_high, agg=r.agg, kl_coef=r.kl_coef,
                                            ref_logp=None if ref_logp is None else ref_logp[idx, :Tm].to(ctx.device))
+                    if r.entropy_coef > 0:  # pilot option, puzzle_to_math line 111
+                        loss = loss + entropy_bonus(ent, mmask, r.entropy_coef, r.agg)
                     # scale to this micro-batch's share of the global minibatch; DDP/FSDP then average ranks
                     if r.agg == "token_mean":
                         weight = float(mmask.sum()) / float(tok_counts[m]) * ctx.world
@@ -863,7 +1051,7 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                  "bin": [it.bin for it in batch.items for _ in range(G)],
                  "reward": values, "correct": correct, "len": lens, "prompt_len": [len(p) for p, _ in rows],
                  "clipped": [c.finish_reason == "length" for c in comps], "bonus": bonus.tolist(),
-                 "u": u.tolist(), "errors": len(errors)}
+                 "u": u_topk.tolist(), "u_mean": u_mean.tolist(), "errors": len(errors)}
         everything = dist.all_gather_object(local)
         outcomes = [(it, correct[i * G + j]) for i, it in enumerate(batch.items) for j in range(G)]
         for rank_outcomes in dist.all_gather_object(outcomes):  # in rank order: the same on every rank
@@ -883,12 +1071,13 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
             if peak:
                 flops = 6 * n_params * metrics["tokens"]  # forward + backward of the policy
                 metrics["mfu"] = flops / (times["train"] * peak * ctx.world)
-            samples = [{"step": step, "id": it.record.get("id"), "env": it.record["env"], "response": c.text,
-                        "reward": values[i * G + j], "correct": correct[i * G + j]}
-                       for i, (it, row) in enumerate(zip(batch.items, batch.comps)) for j, c in enumerate(row)]
-            from utils.records import append_jsonl
+            from utils.records import append_jsonl, record_group
 
-            append_jsonl(run_dir / "samples.jsonl", samples[:r.log_samples])
+            samples = [{"step": step, "id": it.record.get("id"), "env": it.record["env"], "split": record_group(it.record),
+                        "sample": j, "response": c.text, "reward": values[i * G + j], "correct": correct[i * G + j],
+                        "bonus": float(bonus[i * G + j]), "tokens": len(c.token_ids)}
+                       for i, (it, row) in enumerate(zip(batch.items, batch.comps)) for j, c in enumerate(row)]
+            append_jsonl(run_dir / "samples.jsonl", samples if r.log_samples < 0 else samples[:r.log_samples])
             clip = None if metrics["clip_frac_low"] is None else metrics["clip_frac_low"] + metrics["clip_frac_high"]
             line = (f"rl step {step}/{r.steps} | reward {metrics['reward_mean']:.3f} acc {metrics['accuracy']:.3f} | "
                     f"len {metrics['response_len']:.0f} | trained {metrics['trained_frac']:.2f} | clip {_fmt(clip)} | "
@@ -897,15 +1086,19 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
             log(step, metrics, line)
 
         # 8. checkpoint (async: with the batch already generated for the next step)
-        if step % cfg.save_every == 0 or step == r.steps:
+        if step % cfg.save_every == 0 or step == r.steps or cfg.keep(step):
             rank_state = {"pending": pending.result() if pending is not None else None}
             ckpt = checkpoint.save(run_dir, step, model, opt, sched, tok, state={"sampler": sampler.state_dict()},
                                    rank_state=rank_state, keep_last=cfg.keep_last, ctx=ctx)
+            keep_model(cfg, ctx, run_dir, step, ckpt)
     if pool is not None:
         pool.shutdown()
+    log.close()
     if ctx.main and ckpt is not None:
         checkpoint.link_final(ckpt, run_dir / "final")
     dist.barrier()
+    if r.engine.backend == "vllm":
+        engine.close()  # its teardown destroys the process group: after our last collective
 
 
 def _fmt(x: float | None) -> str:
@@ -938,12 +1131,22 @@ def rl_metrics(per_rank: list[dict], G: int, train: dict, difficulty: dict, time
         out[f"curriculum/frac_{b}"] = count / n
     out.update(train)
     if cfg.novelty.enabled:
+        from utils.rewards import within_group_spread
+
         bonus = cols["bonus"]
         nz = [b for b in bonus if b != 0]
         u = [x for x, ok in zip(cols["u"], cols["correct"]) if ok]
         out.update({"novelty/bonus_mean": st.fmean(bonus), "novelty/bonus_abs_mean": st.fmean(abs(b) for b in bonus),
                     "novelty/bonus_max": max(bonus), "novelty/frac_rollouts_with_bonus": len(nz) / n,
                     "novelty/u_mean_correct": st.fmean(u) if u else 0.0})
+        # Appendix O: top-k NLL varies 10-15x more within a group than mean NLL (analyze.py novelty-signal RUN)
+        gids = [i // G for i in range(n)]
+        for tag, rel in (("std", False), ("cv", True)):
+            top, mean = (within_group_spread(cols[k], cols["correct"], gids, relative=rel) for k in ("u", "u_mean"))
+            out[f"novelty/within_{tag}_topk"] = top if math.isfinite(top) else None
+            out[f"novelty/within_{tag}_mean"] = mean if math.isfinite(mean) else None
+            ok = math.isfinite(top) and math.isfinite(mean) and mean > 0
+            out[f"novelty/signal_ratio_{tag}"] = top / mean if ok else None
     out["tokens_per_s"] = out["tokens"] / times["step"]
     out["rollout_tokens_per_s"] = sum(cols["len"]) / max(times["rollout"], 1e-9)
     out.update({f"time/{k}": v for k, v in times.items()})
@@ -953,9 +1156,11 @@ def rl_metrics(per_rank: list[dict], G: int, train: dict, difficulty: dict, time
 @dataclass
 class PlanConfig(TrainConfig):
     def validate(self):
-        """--plan reads shapes and settings, not data: inputs an earlier stage writes may be missing."""
+        """--plan reads shapes and settings, neither weights nor data: the model need not be
+        downloaded (utils.memplan.shape_of finds its shape) and earlier stages' outputs may be missing."""
         missing = ("does not exist", "is not a directory", "is not a file")
-        return ((k, m) for k, m in super().validate() if not any(x in m for x in missing))
+        return ((k, m) for k, m in super().validate()
+                if k not in ("model", "ref_model") and not any(x in m for x in missing))
 
 
 def plan(argv: list[str]) -> None:
@@ -974,12 +1179,12 @@ def plan(argv: list[str]) -> None:
         try:
             counts[key] = type(counts[key])(value)
         except ValueError:
-            stop(key, f"--plan {a}: not a number")
+            sys.exit(print(f"train.py --plan: {a}: {key} must be a number", file=sys.stderr) or 2)
     cfg = load(PlanConfig, argv[:i] + rest, prog="train.py --plan")
     try:
         shape, source = memplan.shape_of(cfg.model)
     except ValueError as e:
-        stop("model", str(e))
+        stop(cfg, "model", str(e))
     print(memplan.report(memplan.setup_from_config(cfg, counts["gpus"], counts["gpu_mem_gb"], shape), source))
 
 
@@ -995,6 +1200,8 @@ def main(argv: list[str]) -> None:
     if ctx.device.type == "cpu" and cfg.cpu_threads:
         torch.set_num_threads(cfg.cpu_threads)
     torch.manual_seed(cfg.seed + ctx.rank)
+    from utils.records import DataError
+
     try:
         if cfg.stage == "sft":
             train_sft(cfg, ctx)
@@ -1002,6 +1209,8 @@ def main(argv: list[str]) -> None:
             train_rl(cfg, ctx)
     except NonFinite as e:
         sys.exit(str(e))
+    except DataError as e:  # a corrupt or empty data file: one line naming it (and the line)
+        stop(cfg, "sft.data" if cfg.stage == "sft" else "data.sources", str(e))
     finally:
         dist.close()
 

@@ -65,20 +65,22 @@ def main() -> None:
 
     torch.set_num_threads(1)
     data = traces(args.traces)
+    print("| stage | rate per core | details |")
+    print("|---|---:|---|")
     rate, dt, spans = cpu_rate(lambda ts: [segment(t) for t in ts], data)
     n_spans = sum(map(len, spans))
-    print(f"segmentation     {rate:8.1f} traces/s per core  ({len(data)} traces of ~{TRACE_CHARS // 1000} kB "
-          f"= ~{TRACE_CHARS // 4:,} tokens, {n_spans / len(data):.0f} spans/trace, {dt:.2f} CPU s)  target >= 200")
+    print(f"| segmentation | {rate:.1f} traces/s | {len(data)} traces of ~{TRACE_CHARS // 1000} kB "
+          f"= ~{TRACE_CHARS // 4:,} tokens, {n_spans / len(data):.0f} spans/trace, {dt:.2f} CPU s; target >= 200 |")
 
     pairs = [(s, trace[i - 1] if i else "") for trace in spans for i, s in enumerate(trace)][:20000]
     t0 = time.process_time()
     clf = train_embedded()
     train_s = time.process_time() - t0
     rate, dt, _ = cpu_rate(clf.predict, pairs)
-    print(f"embedded n-gram  {rate:8.0f} spans/s per core   ({len(pairs)} spans, {dt:.2f} CPU s; training on the "
-          f"shipped spans: {train_s:.2f} CPU s)")
+    print(f"| embedded n-gram classifier | {rate:.0f} spans/s | {len(pairs)} spans, {dt:.2f} CPU s; training on the "
+          f"shipped spans: {train_s:.2f} CPU s |")
     rate, dt, labels = cpu_rate(lambda ps: [cue_label(s) for s, _ in ps], pairs)
-    print(f"cue baseline     {rate:8.0f} spans/s per core   ({len(pairs)} spans, {dt:.2f} CPU s)")
+    print(f"| cue baseline | {rate:.0f} spans/s | {len(pairs)} spans, {dt:.2f} CPU s |")
 
     seqs = []
     k = 0
@@ -93,7 +95,7 @@ def main() -> None:
             chain_depth(s), exploit_runs(s), category_counts(s)
 
     rate, dt, _ = cpu_rate(stats, seqs)
-    print(f"motifs k=2..15   {rate:8.1f} traces/s per core  (+ depth, runs, categories; {dt:.2f} CPU s)")
+    print(f"| motifs k=2..15 | {rate:.1f} traces/s | + depth, runs, categories; {dt:.2f} CPU s |")
 
     if args.hf:
         from utils.span_classifier import HFSpanClassifier, HFTrainConfig
@@ -101,7 +103,7 @@ def main() -> None:
         hf = HFSpanClassifier.load(args.hf, HFTrainConfig(device="cpu", batch_size=32), num_labels_check=False)
         sub = [s for s, _ in pairs[:512]]
         rate, dt, _ = cpu_rate(hf.predict, sub)
-        print(f"hf classifier    {rate:8.0f} spans/s per core   ({args.hf}, {len(sub)} spans, {dt:.2f} CPU s)")
+        print(f"| hf classifier | {rate:.0f} spans/s | {args.hf}, {len(sub)} spans, {dt:.2f} CPU s |")
 
     if args.end_to_end:
         end_to_end(args.end_to_end)
@@ -128,8 +130,8 @@ def end_to_end(n: int) -> None:
         subprocess.run([sys.executable, "analyze.py", f"inputs=[{','.join(inputs)}]", f"out_root={tmp}", "name=bench",
                         "passk=[1,4]"], cwd=root, check=True, capture_output=True)
         dt = time.perf_counter() - t0
-        print(f"analyze.py       {2 * n / dt:8.1f} traces/s wall  (2 checkpoints x {n} traces of ~25,000 tokens, "
-              f"default config, {dt:.1f} s including the classifier's training and all tables and plots)")
+        print(f"| analyze.py end to end | {2 * n / dt:.1f} traces/s (wall) | 2 checkpoints x {n} traces of ~25,000 "
+              f"tokens, default config, {dt:.1f} s including the classifier's training and all tables and plots |")
 
 
 if __name__ == "__main__":

@@ -103,13 +103,13 @@ def main() -> None:
     fork_rate, fork_out, _ = bench_sandbox(max(args.calls // 4, 20), args.workers, reuse=False)
     assert sb_out[:len(sub_out)] == sub_out == fork_out[:len(sub_out)], "the harnesses disagree on the values"
     ratio = sb_rate / sub_rate
-    print(f"isolation: {', '.join(k for k, v in iso.items() if v)}; workers: {args.workers}")
+    print(f"isolation: {', '.join(k for k, v in iso.items() if v)}; workers: {args.workers}\n")
     print("| harness | executions/s | ratio |")
     print("|---|---:|---:|")
     print(f"| fresh `python -c` per call | {sub_rate:.1f} | 1.0 |")
     print(f"| utils/sandbox.py, reuse=False (a forked process per job) | {fork_rate:.1f} | {fork_rate / sub_rate:.1f} |")
     print(f"| utils/sandbox.py (default: runners reused while code leaves no trace) | {sb_rate:.1f} | {ratio:.1f} |")
-    print(f"target >= 20x: {'met' if ratio >= 20 else 'NOT met'}")
+    print(f"\ntarget >= 20x: {'met' if ratio >= 20 else 'NOT met'}")
 
 
 if __name__ == "__main__":

@@ -1,34 +1,48 @@
 """Env registry: envs.names(), envs.make(name, **params), envs.score(record, response).
 
-The registry is one literal dict per family (name -> "module:Class"), merged here; modules are
-imported on first use so `import envs` stays cheap. `rg:<task>` wraps a reasoning-gym task.
+Each family package (puzzles, gym, compose, code) discovers its envs from its modules
+(envs/registry.py: every Env subclass with a `name` registers itself); REGISTRY merges the
+families (name -> "module:Class") and refuses a name used twice. Discovery runs on first use of
+the registry, so `import envs` stays cheap. `rg:<task>` wraps a reasoning-gym task.
 """
 from __future__ import annotations
 
 import importlib
 
 from envs.base import Env, Reward, extract_answer, extract_reasoning, extract_tag, format_score
-from envs.code import CODE
-from envs.compose import COMPOSE
-from envs.gym import GYM
-from envs.puzzles import PUZZLES
 from utils.records import check_record
 
-REGISTRY: dict[str, str] = {**PUZZLES, **GYM, **COMPOSE, **CODE}
+FAMILIES = {"envs.puzzles": "PUZZLES", "envs.gym": "GYM", "envs.compose": "COMPOSE", "envs.code": "CODE"}
 RG_PREFIX = "rg:"
 
 __all__ = ["Env", "Reward", "names", "make", "score", "env_class", "extract_answer", "extract_reasoning",
-           "extract_tag", "format_score", "REGISTRY"]
+           "extract_tag", "format_score", "REGISTRY", "FAMILIES"]
+
+
+def __getattr__(attr: str):
+    """`envs.REGISTRY`, built on first access (tests and benches may add entries to it)."""
+    if attr != "REGISTRY":
+        raise AttributeError(f"module 'envs' has no attribute {attr!r}")
+    from envs.registry import merge
+
+    registry = merge(getattr(importlib.import_module(pkg), name) for pkg, name in FAMILIES.items())
+    globals()["REGISTRY"] = registry
+    return registry
+
+
+def _registry() -> dict[str, str]:
+    return globals().get("REGISTRY") or __getattr__("REGISTRY")
 
 
 def names() -> list[str]:
-    return sorted(REGISTRY)
+    return sorted(_registry())
 
 
 def env_class(name: str) -> type[Env]:
-    if name not in REGISTRY:
+    registry = _registry()
+    if name not in registry:
         raise KeyError(f"unknown env {name!r}; registered: {', '.join(names())}")
-    module, _, cls = REGISTRY[name].partition(":")
+    module, _, cls = registry[name].partition(":")
     return getattr(importlib.import_module(module), cls)
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import List
 
 from utils.config import field
@@ -21,7 +20,10 @@ from utils.engine import EngineConfig
 
 @dataclass
 class TracesConfig:
-    records: List[str] = field([], help="JSONL files/dirs of problem records (generate.py mode=envs output)")
+    records: List[str] = field([], help="problem records (generate.py mode=envs output): JSONL files, globs or "
+                                        "shard directories read for records_split. A test split is refused: "
+                                        "traces are training data")
+    records_split: str = field("", help="the split read from each directory in `records`, e.g. train_sft")
     teacher: EngineConfig = field(EngineConfig(), help="the teacher model (openai for a served reasoner; hf, vllm, "
                                                        "replay)")
     samples: int = field(8, help="K: responses sampled per problem")
@@ -37,9 +39,13 @@ class TracesConfig:
     def validate(self):
         if not self.records:
             yield "records", "no input records given"
+        from utils.records import DataRefError, resolve_split
+
         for i, p in enumerate(self.records):
-            if not Path(p).exists():
-                yield f"records.{i}", f"{p} does not exist"
+            try:
+                resolve_split(p, self.records_split)
+            except DataRefError as e:
+                yield f"records.{i}" if e.key == "data" else "records_split", str(e)
         if self.samples < 0 or (self.samples == 0 and not self.include_answer):
             yield "samples", "must be >= 1 (or 0 with include_answer)"
         if self.samples and self.teacher.backend in ("hf", "vllm", "openai") and not self.teacher.model:
@@ -49,9 +55,9 @@ class TracesConfig:
 def generate_traces(cfg: TracesConfig, out: str, seed: int, shard_size: int) -> dict:
     import envs
     from utils.engine import SamplingParams, chat, make_engine
-    from utils.records import derive_seed, load_records, read_jsonl, shard_path, write_jsonl
+    from utils.records import derive_seed, load_split, read_jsonl, shard_path, write_jsonl
 
-    problems = load_records(list(cfg.records))
+    problems = [r for p in cfg.records for r in load_split(p, cfg.records_split)]
     params = SamplingParams(n=max(1, cfg.samples), temperature=cfg.temperature, top_p=cfg.top_p,
                             max_tokens=cfg.max_tokens)
     engine = None  # built only if a shard is missing: a finished run loads no model

@@ -32,8 +32,8 @@ def main() -> None:
     run("-m", "utils.tiny", "runs/tiny")
     run("generate.py", "--config", "configs/smoke/data.yaml")
     run("generate.py", "--config", "configs/smoke/traces.yaml")
-    run("train.py", "--config", "configs/smoke/sft.yaml", "resume=true")
-    run("train.py", "--config", "configs/smoke/gspo_novelty.yaml", "resume=true")
+    run("train.py", "--config", "configs/smoke/sft.yaml")
+    run("train.py", "--config", "configs/smoke/gspo_novelty.yaml")
 
     run("evaluate.py", "--config", "configs/eval/demo.yaml", "name=demo/eval_sft", "model=runs/smoke/sft/final")
     run("evaluate.py", "--config", "configs/eval/demo.yaml", "name=demo/eval_gspo",

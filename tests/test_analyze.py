@@ -173,7 +173,7 @@ def test_judges_then_fine_tuned_classifier_resumes(eval_runs, tmp_path):
     jr = labeler["judges"]
     assert set(jr["judges"]) == {"j1", "j2"} and jr["pairs"][0]["judges"] == ["j1", "j2"]
     assert jr["judges"]["j1"]["reasked"] == jr["judges"]["j1"]["label_counts"].get("backtrack", 0) > 0
-    assert jr["judges"]["j1"]["invalid_recorded_as_other"] == 0 and jr["pairs"][0]["agreement"] == 1.0
+    assert jr["judges"]["j1"]["invalid"] == 0 and jr["pairs"][0]["agreement"] == 1.0
     bad = json.loads((out / "bad_input.json").read_text())
     assert bad["judge_replies_reasked"] == jr["judges"]["j1"]["reasked"]
     assert (out / "classifier" / "config.json").is_file()

@@ -28,7 +28,8 @@ def shards(out: Path) -> dict[str, bytes]:
 def test_same_seed_same_dataset_and_resume(tmp_path, capsys):
     run(tmp_path / "a")
     text = capsys.readouterr().out
-    for line in ("distinct composites found", "rejections:", "min/median/max", "seconds"):
+    for line in ("composites:", "rejections:", "min/median/max", "seconds", "distinct inputs per 1000 records",
+                 "SORT records solvable from the step types alone"):
         assert line in text
     run(tmp_path / "b")
     a, b = shards(tmp_path / "a"), shards(tmp_path / "b")
@@ -65,9 +66,44 @@ def test_pool_size_override_and_other_settings_refused(tmp_path):
 
 def test_bad_races_config_is_one_line_naming_the_key(tmp_path):
     for override, key in (("races.operators.teleport=1", "races.operators.teleport"), ("races.max_size=7", "races.min_size"),
+                          ("races.min_size=0", "races.min_size"), ("races.composites=-1", "races.composites"),
                           ("races.pool=nope", "races.pool"), ("races.timeout_s=0", "races.timeout_s"),
                           ("races.max_steps=0", "races.max_steps"), ("races.max_seconds=-1", "races.max_seconds"),
                           ("races.usage_power=-1", "races.usage_power")):
         p = subprocess.run([sys.executable, "generate.py", "--config", CONFIG, f"out={tmp_path}", override],
                            cwd=ROOT, capture_output=True, text=True)
         assert p.returncode == 2 and key in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+def test_the_races_numbers_meet_their_targets(tmp_path, capsys):
+    """Issue 14: >= 300 bricks; fresh inputs (>= 950 distinct per 1000 records); SORT not solvable from
+    the step types alone (< 5%); all printed by the summary."""
+    generate.main(["--config", CONFIG, f"out={tmp_path}", "races.count=1000"])
+    text = capsys.readouterr().out
+    m = json.loads((tmp_path / "manifest.json").read_text())
+    assert m["pool_bricks"] >= 300 and m["pool_algorithmic"] > m["pool_bricks"] / 2
+    assert m["distinct_inputs_per_1000"] >= 950
+    assert m["sort_solvable_from_types"]["records"] >= 150 and m["sort_solvable_from_types"]["share"] < 0.05
+    assert f"distinct inputs per 1000 records: {m['distinct_inputs_per_1000']:g}" in text
+    records = load_records(tmp_path)
+    inputs = [json.dumps(r["meta"]["states"][0], sort_keys=True) for r in records if r["meta"]["operator"] != "parallel"]
+    assert len(set(inputs)) == len(inputs)
+
+
+def test_few_composites_serve_many_records_on_fresh_inputs(tmp_path):
+    run(tmp_path, "races.composites=20", "races.count=150")
+    records = load_records(tmp_path)
+    m = json.loads((tmp_path / "manifest.json").read_text())
+    assert len(records) == 150 and m["composites_used"] <= 20
+    assert m["distinct_inputs_per_1000"] >= 950
+    for r in records:
+        assert envs.score(r, r["answer"]).correct
+
+
+def test_size_one_is_rl_individual(tmp_path):
+    """The paper's RL_individual baseline trains on single environments: size 1, sequential only."""
+    run(tmp_path, "races.min_size=1", "races.max_size=1", "races.operators={sequential: 1, parallel: 0, sort: 0, select: 0, branch: 0, loop: 0}")
+    records = load_records(tmp_path)
+    assert len(records) == 120 and {r["difficulty"] for r in records} == {1}
+    assert all(len(r["meta"]["steps"]) == 1 and envs.score(r, r["answer"]).correct for r in records)
+    assert len({r["meta"]["steps"][0] for r in records}) >= 80  # many different bricks

@@ -177,7 +177,7 @@ def test_env_params():
         steps = rec["meta"]["steps"]
         flat = [n for s in steps for n in (s if isinstance(s, list) else [s])]
         assert set(flat) <= names
-    assert envs.make("races").generate(3, 0)["difficulty"] == 2  # difficulty clamps to 2..6
+    assert envs.make("races").generate(3, 1)["difficulty"] == 2  # difficulty clamps to min_size..max_size (2..6)
     assert envs.make("races").generate(3, 99)["difficulty"] == 6
     for bad in ({"teleport": 1}, {"sort": 0}, {"sort": -1}):
         with pytest.raises(ValueError):
@@ -194,3 +194,31 @@ def test_any_answer_text_scores_without_raising(op, text):
     rec = env.generate(11, 3)
     rew = envs.score(rec, f"<answer>{text}</answer>", env=env)
     assert 0.0 <= rew.value <= 1.0 + W and set(rew.parts) >= {"exact", "partial"}
+
+
+def test_sort_takes_only_steps_that_several_orders_type_check():
+    from envs.compose.operators import type_orders
+
+    pool = Pool(pool_bricks("all"))
+    assert type_orders(pool, ["list_sum", "digits"], LIST_INT, LIST_INT) == 1  # digits cannot come first
+    assert type_orders(pool, ["sort_ascending", "reverse_list"], LIST_INT, LIST_INT) == 2
+    assert type_orders(pool, ["reverse_list", "reverse_list", "sort_ascending"], LIST_INT, LIST_INT) == 3
+    rng = random.Random(0)
+    assert OPERATORS["sort"].build(rng, pool, chain_of(["list_sum", "digits"], [3, 9, 4])) is None
+    assert OPERATORS["sort"].build(rng, pool, chain_of(["sort_ascending", "reverse_list"], [3, 9, 4])) is not None
+    env = only("sort")
+    for seed in range(20):  # live sampling finds such chains (Sort.stay) at every size
+        meta = env.generate(seed, 2 + seed % 4)["meta"]
+        assert type_orders(env.pool, meta["candidates"], meta["types"][0], meta["types"][-1]) >= 2
+
+
+def test_graph_answers_count_in_any_edge_order():
+    g = {"n": 4, "edges": [[0, 1], [1, 2], [2, 3]]}
+    rec = make_record("t", "sequential", 1, OPERATORS["sequential"].build(
+        random.Random(0), Pool(pool_bricks("all")), chain_of(["complement"], g, "graph")), None)
+    assert gold_of(rec) == [{"n": 4, "edges": [[0, 2], [0, 3], [1, 3]]}]
+    shuffled = [{"n": 4, "edges": [[3, 1], [0, 3], [2, 0]]}]
+    rew = envs.score(rec, answer(shuffled), env=only("sequential"))
+    assert rew.correct and rew.value == 1.0 + W
+    assert not envs.score(rec, answer([{"n": 4, "edges": [[3, 1], [0, 3]]}]), env=only("sequential")).correct
+    assert "graph is {" in rec["prompt"]  # the structured type is explained in the prompt

@@ -143,3 +143,30 @@ def test_bad_key_inside_a_list_entry_is_named_by_its_path(tmp_path):
     with pytest.raises(ConfigError) as e:
         load_or_raise(GenerateConfig, ["--config", str(cfg)])
     assert e.value.key == "splits.test.0.widht" and e.value.source == str(cfg)
+
+
+def test_mappings_merge_unless_the_key_ends_with_a_bang(tmp_path):
+    # the examples: a RACES config setting two operators still produced sequential and
+    # parallel, and a split list inherited the base's test split
+    from generate import GenerateConfig
+
+    base = write(tmp_path / "base.yaml", "mode: races\nraces: {operators: {sequential: 1, parallel: 1}, count: 7}\n"
+                                         "splits:\n  test: [{env: sorting, count: 2}]\n  train: [{env: sorting}]\n")
+    merged = write(tmp_path / "merged.yaml", "base: base.yaml\nraces: {operators: {sort: 1, select: 1}}\n"
+                                             "splits: {train: [{env: pattern, count: 3}]}\n")
+    cfg = load_or_raise(GenerateConfig, ["--config", str(merged)])
+    assert cfg.races.operators["sequential"] == 1 and cfg.races.operators["sort"] == 1
+    assert set(cfg.splits) == {"test", "train"} and cfg.splits["train"][0].env == "pattern"
+    replaced = write(tmp_path / "replaced.yaml", "base: base.yaml\nraces: {operators!: {sort: 1, select: 1}}\n"
+                                                 "splits!: {train: [{env: pattern, count: 3}]}\n")
+    cfg = load_or_raise(GenerateConfig, ["--config", str(replaced)])
+    assert cfg.races.operators == {"sort": 1.0, "select": 1.0} and cfg.races.count == 7
+    assert list(cfg.splits) == ["train"] and cfg.splits["train"][0].count == 3
+    # a section (dataclass) written with ! goes back to its defaults before the layer is merged
+    cfg = load_or_raise(GenerateConfig, ["--config", str(replaced), "races!={pool_size: 50}"])
+    assert cfg.races.pool_size == 50 and cfg.races.count == GenerateConfig().races.count
+    # the bang is not part of the key: a typo under it is still named
+    bad = write(tmp_path / "bad.yaml", "base: base.yaml\nraces!: {countt: 1}\n")
+    with pytest.raises(ConfigError) as e:
+        load_or_raise(GenerateConfig, ["--config", str(bad)])
+    assert "countt" in e.value.key and e.value.source == str(bad)

@@ -9,44 +9,56 @@ import pytest
 from utils.curriculum import CURRICULA_DIR, load, parse
 
 
-def w(**kw):
-    return kw
+E, EM, M, H = "easy", "easy_medium", "medium", "hard"
 
-
-# (curriculum, [(step, expected weights over its bins)]) at the paper's own run length
-EXPECTED = {
-    "uniform": [(0, w(easy=.25, easy_medium=.25, medium=.25, hard=.25)), (39999, w(easy=.25, easy_medium=.25, medium=.25, hard=.25))],
-    "classic": [(0, w(easy=1, medium=0, hard=0)), (9999, w(easy=1, medium=0, hard=0)),
-                (10000, w(easy=.5, medium=.5, hard=0)), (14999, w(easy=.5, medium=.5, hard=0)),
-                (15000, w(easy=0, medium=1, hard=0)), (24999, w(easy=0, medium=1, hard=0)),
-                (25000, w(easy=0, medium=.5, hard=.5)), (30000, w(easy=0, medium=0, hard=1)),
-                (39999, w(easy=0, medium=0, hard=1)), (10**6, w(easy=0, medium=0, hard=1))],
-    "reverse": [(0, w(easy=0, medium=0, hard=1)), (10000, w(easy=0, medium=.5, hard=.5)),
-                (15000, w(easy=0, medium=1, hard=0)), (25000, w(easy=.5, medium=.5, hard=0)),
-                (30000, w(easy=1, medium=0, hard=0)), (39999, w(easy=1, medium=0, hard=0))],
-    "reverse_medium_easy": [(0, w(easy_medium=0, medium=1)), (17499, w(easy_medium=0, medium=1)),
-                            (17500, w(easy_medium=.5, medium=.5)), (19999, w(easy_medium=.5, medium=.5)),
-                            (20000, w(easy_medium=1, medium=0)), (39999, w(easy_medium=1, medium=0))],
-    "chains_hard": [(0, w(easy=1, medium=0, hard=0)), (10000, w(easy=0, medium=1, hard=0)),
-                    (20000, w(easy=0, medium=0, hard=1))],
-    "chains_soft": [(0, w(easy=.6, medium=.3, hard=.1)), (10000, w(easy=.2, medium=.6, hard=.2)),
-                    (20000, w(easy=.1, medium=.3, hard=.6))],
+# The paper's tables, typed from code_rl (Appendix B.1 Table 2, Appendix C Table 4): for each
+# curriculum, its phases as (first step, last step + 1, weights). Every boundary is checked.
+TABLES = {
+    "chains_soft": [(0, 7500, {E: .80, M: .15, H: .05}), (7500, 17500, {E: .15, M: .80, H: .05}),
+                    (17500, 30000, {E: .15, M: .40, H: .45}), (30000, 40000, {E: .05, M: .15, H: .80})],
+    "chains_hard": [(0, 7500, {E: .90, M: .05, H: .05}), (7500, 17500, {E: .05, M: .90, H: .05}),
+                    (17500, 40000, {E: .05, M: .05, H: .90})],
+    "classic": [(0, 10000, {E: 1, M: 0, H: 0}), (10000, 15000, {E: .75, M: .25, H: 0}),
+                (15000, 25000, {E: 0, M: 1, H: 0}), (25000, 30000, {E: 0, M: .75, H: .25}),
+                (30000, 40000, {E: 0, M: 0, H: 1})],
+    "reverse": [(0, 10000, {E: 0, M: 0, H: 1}), (10000, 15000, {E: 0, M: .25, H: .75}),
+                (15000, 25000, {E: 0, M: 1, H: 0}), (25000, 30000, {E: .25, M: .75, H: 0}),
+                (30000, 40000, {E: 1, M: 0, H: 0})],
+    # Table 4: "uses the easy-medium split instead of the standard easy bin"
+    "reverse_medium_easy": [(0, 17500, {EM: 0, M: 1, H: 0}), (17500, 20000, {EM: .25, M: .75, H: 0}),
+                            (20000, 40000, {EM: 1, M: 0, H: 0})],
+    "uniform": [(0, 40000, {E: .25, EM: .25, M: .25, H: .25})],
+    "chains_uniform": [(0, 40000, {E: 1 / 3, M: 1 / 3, H: 1 / 3})],
+    "only_easy": [(0, 40000, {E: 1, M: 0, H: 0})],
+    "only_medium": [(0, 40000, {E: 0, M: 1, H: 0})],
+    "only_hard": [(0, 40000, {E: 0, M: 0, H: 1})],
 }
+KEYS = {"chains_soft": "chain_level", "chains_hard": "chain_level", "chains_uniform": "chain_level",
+        "only_easy": "chain_level", "only_medium": "chain_level", "only_hard": "chain_level"}
+
+
+def close(got: dict, want: dict) -> bool:
+    return got.keys() == want.keys() and all(abs(got[b] - want[b]) < 1e-9 for b in want)
 
 
 def test_every_shipped_curriculum_is_checked():
-    assert sorted(p.stem for p in CURRICULA_DIR.glob("*.yaml")) == sorted(EXPECTED)
+    assert sorted(p.stem for p in CURRICULA_DIR.glob("*.yaml")) == sorted(TABLES)
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_weights_at_boundaries(name):
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_the_tables_weights_at_every_step(name):
+    """The weights on both sides of every phase boundary (and so, piecewise constant, at every
+    step), the run length of the paper's figures (40K), and the meta field holding the bin."""
     sched = load(name)
-    for step, want in EXPECTED[name]:
-        got = sched.weights(step)
-        assert got.keys() == want.keys() and all(abs(got[b] - want[b]) < 1e-9 for b in want), (name, step, got)
+    assert sched.total_steps == 40000 and sched.key == KEYS.get(name, "bin")
+    for start, end, want in TABLES[name]:
+        for step in (start, start + 1, (start + end) // 2, end - 1):
+            assert close(sched.weights(step), want), (name, step, sched.weights(step))
+    assert [until for until, _ in sched.phases] == [end for _, end, _ in TABLES[name]]
+    assert close(sched.weights(10**6), TABLES[name][-1][2]), "past the end: the last phase"
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.parametrize("name", sorted(TABLES))
 def test_scales_to_the_run_length(name):
     full, short = load(name), load(name, total_steps=400)
     starts = [0] + [until for until, _ in full.phases[:-1]]
@@ -59,8 +71,8 @@ def test_scales_to_the_run_length(name):
 def test_sampling_follows_the_weights():
     sched = load("classic", total_steps=100)
     rng = random.Random(0)
-    counts = Counter(sched.sample(30, rng) for _ in range(4000))  # 30 % of the run: the easy/medium mixture
-    assert set(counts) == {"easy", "medium"} and abs(counts["easy"] / 4000 - 0.5) < 0.05
+    counts = Counter(sched.sample(30, rng) for _ in range(4000))  # 30 % of the run: the .75/.25 mixture
+    assert set(counts) == {"easy", "medium"} and abs(counts["easy"] / 4000 - 0.75) < 0.05
     assert {sched.sample(0, rng) for _ in range(50)} == {"easy"}
 
 

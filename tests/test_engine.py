@@ -150,19 +150,11 @@ def test_chat_prompts_encode_to_token_ids(tiny):
     assert encode(tok, "plain") == tok("plain", add_special_tokens=False)["input_ids"]
 
 
-def test_vllm_engine_sends_one_seeded_request_per_prompt(tiny, monkeypatch):
-    """VLLMEngine against a stand-in for the vllm API (no GPU here): one request per prompt with n
-    samples and that prompt's seed, token-id prompts, behaviour log-probs, weight sync by RPC."""
-    import importlib
+def fake_vllm(monkeypatch, tok, calls: list, sleep_mode: bool = True, device: str = "cpu"):
+    """A stand-in for the vllm API: records what VLLMEngine asks of it (the real engine runs in
+    tests/vllm/ under `make test-vllm`)."""
     import sys
     import types
-
-    from transformers import AutoTokenizer
-
-    from utils.engine import encode
-
-    tok = AutoTokenizer.from_pretrained(tiny)
-    calls = []
 
     class LLM:
         def __init__(self, **kw):
@@ -179,22 +171,47 @@ def test_vllm_engine_sends_one_seeded_request_per_prompt(tiny, monkeypatch):
                                 for j in range(p.n)]) for p in params]
 
         def collective_rpc(self, method, args=()):
-            calls.append(("rpc", method, args))
+            if method.__name__ == "_weights_device":
+                return [device]
+            (weights,) = args
+            first = next(weights)  # lazily: the engine must hand over the iterator, not a list
+            calls.append(("rpc", method.__name__, [first] + list(weights)))
+            return [None]
 
         def reset_prefix_cache(self):
             calls.append(("reset",))
+
+        def sleep(self, level):
+            calls.append(("sleep", level))
+
+        def wake_up(self, tags=None):
+            calls.append(("wake_up", tags))
 
     vllm = types.ModuleType("vllm")
     vllm.LLM, vllm.SamplingParams = LLM, lambda **kw: types.SimpleNamespace(**kw)
     inputs = types.ModuleType("vllm.inputs")
     inputs.TokensPrompt = dict
-    monkeypatch.setitem(sys.modules, "vllm", vllm)
-    monkeypatch.setitem(sys.modules, "vllm.inputs", inputs)
+    platforms = types.ModuleType("vllm.platforms")
+    platforms.current_platform = types.SimpleNamespace(is_sleep_mode_available=lambda: sleep_mode,
+                                                       device_type=device.split(":")[0])
+    for name, mod in [("vllm", vllm), ("vllm.inputs", inputs), ("vllm.platforms", platforms)]:
+        monkeypatch.setitem(sys.modules, name, mod)
 
+
+def test_vllm_engine_sends_one_seeded_request_per_prompt(tiny, monkeypatch):
+    """VLLMEngine against a stand-in for the vllm API: one request per prompt with n samples and
+    that prompt's seed, token-id prompts, behaviour log-probs."""
+    from transformers import AutoTokenizer
+
+    from utils.engine import encode
+
+    tok = AutoTokenizer.from_pretrained(tiny)
+    calls = []
+    fake_vllm(monkeypatch, tok, calls)
+    monkeypatch.delenv("RANK", raising=False)
     eng = make_engine(EngineConfig(backend="vllm", model=tiny), seed=5)
     init = calls[0][1]
-    module, cls = init["worker_extension_cls"].rsplit(".", 1)
-    assert hasattr(importlib.import_module(module), cls) and init["seed"] == 5
+    assert init["seed"] == 5 and init["distributed_executor_backend"] is None and eng.device == "cpu"
     prompts = [chat("Sort 3 1 2"), chat("Sort 2 1")]
     out = eng.generate(prompts, SamplingParams(n=3, temperature=0.6, max_tokens=9, logprobs=True), seeds=[11, 12])
     (_, sent, params), = [c for c in calls if c[0] == "generate"]  # one call for every prompt
@@ -203,8 +220,71 @@ def test_vllm_engine_sends_one_seeded_request_per_prompt(tiny, monkeypatch):
     assert [[c.text for c in row] for row in out] == [["11/0", "11/1", "11/2"], ["12/0", "12/1", "12/2"]]
     assert out[0][0].logprobs == [-1.0, -2.0] and out[0][0].seed == 11
     assert [c.finish_reason for c in out[1]] == ["stop", "length", "length"]
-    eng.sync_weights(iter([("w", 1)]))
-    assert calls[-2:] == [("reset",), ("rpc", "load_named_weights", ([("w", 1)],))]
+
+
+def test_vllm_weight_sync_streams_and_wakes_weights_before_kv_cache(tiny, monkeypatch):
+    """Level-2 sleep after the rollouts; a sync wakes the weights, streams the pairs (the iterator
+    itself reaches the worker: nothing is collected into a list), then wakes the KV cache. A
+    sleeping engine refuses to generate (its weights are gone)."""
+    from transformers import AutoTokenizer
+
+    from utils.engine import EngineError
+
+    calls = []
+    fake_vllm(monkeypatch, AutoTokenizer.from_pretrained(tiny), calls)
+    eng = make_engine(EngineConfig(backend="vllm", model=tiny, enable_sleep_mode=True))
+    assert calls[0][1]["enable_sleep_mode"] is True
+    pulled = []
+
+    def weights():
+        for name in ("a", "b"):
+            pulled.append(name)
+            yield name, name.upper()
+
+    eng.sync_weights(weights())  # awake: no wake_up
+    assert calls[1:] == [("rpc", "_stream_weights", [("a", "A"), ("b", "B")]), ("reset",)]
+    eng.sleep()
+    eng.sleep()  # idempotent
+    with pytest.raises(EngineError, match="asleep"):
+        eng.generate([chat("x")], SamplingParams())
+    del calls[:]
+    gen = weights()
+    eng.sync_weights(gen)
+    assert calls == [("wake_up", ["weights"]), ("rpc", "_stream_weights", [("a", "A"), ("b", "B")]),
+                     ("wake_up", ["kv_cache"]), ("reset",)]
+    eng.generate([chat("x")], SamplingParams())
+
+
+def test_vllm_sleep_mode_is_dropped_where_the_platform_has_none(tiny, monkeypatch, capsys):
+    from transformers import AutoTokenizer
+
+    calls = []
+    fake_vllm(monkeypatch, AutoTokenizer.from_pretrained(tiny), calls, sleep_mode=False)
+    eng = make_engine(EngineConfig(backend="vllm", model=tiny, enable_sleep_mode=True))
+    assert calls[0][1]["enable_sleep_mode"] is False and "no sleep mode on cpu" in capsys.readouterr().err
+    eng.sleep()
+    eng.sync_weights([("a", 1)])
+    assert [c[0] for c in calls[1:]] == ["rpc", "reset"]
+
+
+def test_vllm_under_torchrun_uses_the_external_launcher_on_the_local_rank(tiny, monkeypatch):
+    """Defect: with TP=1 and no executor backend every rank's engine landed on cuda:0. Under
+    torchrun the engine joins as external_launcher and must sit on cuda:LOCAL_RANK."""
+    from transformers import AutoTokenizer
+
+    from utils.engine import EngineError
+
+    tok = AutoTokenizer.from_pretrained(tiny)
+    monkeypatch.setenv("RANK", "3")
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 1)
+    calls = []
+    fake_vllm(monkeypatch, tok, calls, device="cuda:1")
+    eng = make_engine(EngineConfig(backend="vllm", model=tiny))
+    assert calls[0][1]["distributed_executor_backend"] == "external_launcher" and eng.device == "cuda:1"
+    fake_vllm(monkeypatch, tok, calls, device="cuda:0")
+    with pytest.raises(EngineError, match="expected cuda:1"):
+        make_engine(EngineConfig(backend="vllm", model=tiny))
 
 
 def test_draw_follows_temperature_and_top_p():

@@ -16,12 +16,10 @@ from hypothesis import strategies as st
 import envs
 from envs.gym import GYM
 from envs.gym.adaptive import AdaptiveDifficulty
-from envs.gym.base import CATEGORIES, MAX_TRIES, GymEnv, Retry, _load_problem
+from envs.gym.base import CATEGORIES, MAX_TRIES, GymEnv, Retry
+from gym_contract import DIFFICULTIES, HIGHER, assert_off_by_one_is_wrong, check_gym_env, integer_gold
 
 NAMES = sorted(GYM)
-DIFFICULTIES = (0, 1, 3, 8)
-GARBAGE = ["", "garbage", "<answer></answer>", "<answer>  \n </answer>", "<answer>garbage ### ?</answer>",
-           "<answer>\x00\ufffd</answer>", "<answer>1 2 3", "</answer>1<answer>"]
 
 
 @lru_cache(maxsize=None)
@@ -47,56 +45,17 @@ def value(rec: dict, answer: str) -> float:
 
 def test_registry_size_and_categories():
     assert len(GYM) >= 66
-    cats = {env_of(n).category for n in NAMES}
-    assert cats == set(CATEGORIES), "every one of the paper's six sources is covered"
+    assert {env_of(n).category for n in NAMES} == set(CATEGORIES), "every one of the paper's six sources"
     for name in NAMES:
-        env = env_of(name)
-        assert env.name == name and isinstance(env, GymEnv) and env.reward_range == (-1.0, 1.0)
-        # documented: what d controls in the class docstring, the reward there or in its family's
-        doc = type(env).__doc__ or ""
-        family = "".join(c.__doc__ or "" for c in type(env).__mro__[1:-2]) + (sys.modules[type(env).__module__].__doc__ or "")
-        assert "d:" in doc and "reward" in (doc + family).lower(), name
+        assert env_of(name).name == name
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_same_seed_same_record(name):
-    env = env_of(name)
-    for d in DIFFICULTIES:
-        rec = record(name, d)
-        assert env.generate(seed=11, difficulty=d) == rec
-        assert rec["env"] == name and rec["difficulty"] == d
-        assert json.loads(json.dumps(rec)) == rec, "records are plain JSON"
-        assert set(rec["meta"]) == {"seed", "problem"} and isinstance(json.loads(rec["meta"]["problem"]), dict)
-        assert "<answer>" in rec["prompt"] and "</answer>" in rec["prompt"]
-    others = {env.generate(seed=s, difficulty=3)["prompt"] for s in range(6)}
-    assert len(others) > 1, "different seeds give different problems"
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_gold_scores_maximum(name):
-    for d in DIFFICULTIES:
-        rec = record(name, d)
-        if rec["answer"] is None:
-            continue
-        rew = envs.score(rec, rec["answer"])
-        assert rew.value == 1.0 and rew.correct, (name, d, rec["answer"][:200])
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_empty_and_garbage_score_minus_one(name):
-    for d in (0, 3):
-        rec = record(name, d)
-        for junk in GARBAGE:
-            rew = envs.score(rec, junk)
-            assert rew.value == -1.0 and not rew.correct, (name, junk)
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_size_grows_with_difficulty(name):
-    env = env_of(name)
-    sizes = [env.size(d) for d in range(13)]
-    assert all(isinstance(s, int) for s in sizes)
-    assert sizes == sorted(sizes) and sizes[8] > sizes[0], sizes
+def test_contract(name):
+    """tests/gym_contract.py: determinism, JSON records, gold scores 1, garbage -1, fuzzed and
+    very long answers in range and in bounded time, d=30 quick, integer answers exact at d=60,
+    the RACES hooks where declared."""
+    check_gym_env(env_of(name))
 
 
 def _mutations(gold: str) -> st.SearchStrategy[str]:
@@ -115,9 +74,11 @@ ANY_TEXT = st.one_of(
 
 @pytest.mark.parametrize("name", NAMES)
 def test_hypothesis_strings_stay_in_range(name):
+    # few examples per env: the contract test above already fuzzes every env with plain random
+    # strings; hypothesis adds unicode and shrinking at ~3 ms of overhead per example
     recs = [record(name, d) for d in DIFFICULTIES]
 
-    @settings(max_examples=200, deadline=None, database=None, derandomize=True,
+    @settings(max_examples=25, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
     @given(st.data())
     def check(data):
@@ -128,25 +89,25 @@ def test_hypothesis_strings_stay_in_range(name):
         assert rew.correct == (rew.value >= env_of(name).threshold)
 
     check()
-    for rec in recs:  # scorers share the cached parsed problem, so they must not change it
-        assert _load_problem(rec["meta"]["problem"]) == json.loads(rec["meta"]["problem"])
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_long_answers_score_in_bounded_time(name):
-    import time
+def test_integer_answers_beyond_float_precision_are_exact():
+    # regression (issue 15): ratio() compared counts as floats, so above 2**53 an off-by-one count
+    # scored 1.0 and counted as correct (digit_sum_counting even accepted gold + 10**11)
+    from envs.gym.base import BELOW_ONE, ratio
 
-    rec = record(name, 8)
-    for junk in ("1 " * 50_000, "1\n" * 50_000, "(" * 20_000, "-" + "9" * 3999):
-        t0 = time.perf_counter()
-        assert -1.0 <= envs.score(rec, f"<answer>{junk}</answer>").value <= 1.0
-        assert time.perf_counter() - t0 < 5.0, (name, junk[:10])
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_generators_work_at_high_difficulty(name):
-    rec = env_of(name).generate(seed=0, difficulty=30)  # polynomial generators: seconds at most
-    assert rec["answer"] is None or envs.score(rec, rec["answer"]).correct
+    big = 3 ** 200
+    assert ratio(big, big, 10) == 1.0 and ratio(big + 1, big, 10) == BELOW_ONE == ratio(big - 1, big, 10)
+    assert ratio(0, 0, 10) == 1.0 and ratio(0, big, 10) == 0.0 and ratio(2, 4, 1) == 0.5
+    rec = env_of("digit_sum_counting").generate(seed=7030, difficulty=30)
+    gold = integer_gold(rec)
+    assert gold > 2 ** 53
+    assert_off_by_one_is_wrong(env_of("digit_sum_counting"), rec, gold)
+    assert not envs.score(rec, f"<answer>{gold + 10 ** 11}</answer>").correct
+    # the registry-wide check (check_high_difficulty) meets integers beyond float precision
+    huge = [n for n in ("stirling_second_kind", "grid_path_counting", "pattern_avoiding_strings_counting")
+            if integer_gold(record(n, HIGHER, seed=1)) > 2 ** 60]
+    assert len(huge) == 3
 
 
 def test_binario_generates_big_grids():
@@ -187,14 +148,14 @@ def test_mixed_shard_loads_with_datasets(tmp_path):
     assert len(ds) == len(recs) and ds[5]["meta"] == recs[5]["meta"]
 
 
-def test_generate_config_lists_registered_envs():
+def test_generate_config_names_registered_envs():
     from generate import GenerateConfig
     from utils.config import load
 
     path = Path(__file__).resolve().parents[1] / "configs" / "generate" / "gym.yaml"
     cfg = load(GenerateConfig, ["--config", str(path)], prog="generate.py")
     used = {e.env for entries in cfg.splits.values() for e in entries}
-    assert used == set(GYM)
+    assert used <= set(GYM) and len(used) >= 20  # a subset: a new env needs no config edit
 
 
 # ---------------------------------------------------------------------------- the six paper envs
@@ -346,13 +307,14 @@ def test_bubble_formula():
 
 # ---------------------------------------------------------------------------- adaptive difficulty
 
-def simulate(ctrl: AdaptiveDifficulty, accuracy, steps: int, seed: int = 0) -> list[tuple[str, int]]:
+def simulate(ctrl: AdaptiveDifficulty, accuracy, steps: int, seed: int = 0, batch: int = 1) -> list[tuple[str, int]]:
+    """`steps` batches of `batch` problems, each rolled out rollouts_per_problem times."""
     rng, seen = random.Random(seed), []
     for _ in range(steps):
-        name, d = ctrl.sample(rng)
-        for _ in range(ctrl.rollouts_per_problem):
-            ctrl.update(name, d, rng.random() < accuracy(name, d))
-        seen.append((name, d))
+        problems = [ctrl.sample(rng) for _ in range(batch)]
+        ctrl.update_batch((name, d, rng.random() < accuracy(name, d))
+                          for name, d in problems for _ in range(ctrl.rollouts_per_problem))
+        seen += problems
     return seen
 
 
@@ -368,19 +330,29 @@ def test_controller_rises_until_accuracy_drops_below_threshold():
 
 def test_controller_counts_only_frontier_results_and_resets():
     ctrl = AdaptiveDifficulty(["a"], rollouts_per_problem=2, min_samples_factor=2)  # 4 results per decision
-    for _ in range(10):
-        ctrl.update("a", 3, True)  # above h: ignored
-    assert ctrl.max_difficulty("a") == 0
-    for ok in (True, True, True, False):  # 75% < 90%: stays, counters reset
-        ctrl.update("a", 0, ok)
+    ctrl.update_batch([("a", 3, True)] * 10)  # above h: ignored
     assert ctrl.max_difficulty("a") == 0 and ctrl.counts["a"] == [0, 0]
-    for _ in range(4):
-        ctrl.update("a", 0, True)
-    assert ctrl.max_difficulty("a") == 1 and ctrl.min_difficulty("a") == 0
-    for _ in range(4 * 5):
-        _, d = "a", ctrl.max_difficulty("a")
-        ctrl.update("a", d, True)
+    ctrl.update_batch([("a", 0, ok) for ok in (True, True, True, False)])  # 75% < 90%: stays, counters reset
+    assert ctrl.max_difficulty("a") == 0 and ctrl.counts["a"] == [0, 0]
+    ctrl.update_batch([("a", 0, True)] * 3)  # below the threshold: kept for the next batch
+    assert ctrl.max_difficulty("a") == 0 and ctrl.counts["a"] == [3, 3]
+    assert ctrl.update_batch([("a", 0, True)]) == {"a": 1} and ctrl.min_difficulty("a") == 0
+    for _ in range(5):
+        ctrl.update_batch([("a", ctrl.max_difficulty("a"), True)] * 4)
     assert ctrl.windows["a"] == [6 - 4 + 1, 6]
+
+
+def test_controller_judges_after_the_whole_batch():
+    # regression (issue 14.10): the threshold-th frontier rollout used to trigger the decision
+    # mid-batch, and the rest of the batch at the old frontier was then dropped. The official
+    # implementation counts every frontier rollout of the batch, then judges once.
+    ctrl = AdaptiveDifficulty(["a"], rollouts_per_problem=2, min_samples_factor=2)
+    batch = [("a", 0, True)] * 4 + [("a", 0, False)] * 4  # 8 at the frontier, 50% right
+    for result in batch:
+        ctrl.update(*result)
+    assert ctrl.max_difficulty("a") == 0 and ctrl.counts["a"] == [4, 8], "no decision before the batch ends"
+    assert ctrl.end_batch() == {} and ctrl.max_difficulty("a") == 0  # judged on all 8: 50% < 90%
+    # mid-batch judging would have raised h after the first 4 (all right) and ignored the rest
 
 
 def test_controller_weights():

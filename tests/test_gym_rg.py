@@ -45,10 +45,41 @@ def test_rg_tasks_run_under_the_adaptive_controller():
     for step in range(6):
         name, d = ctrl.sample()
         rec = envs.make(name).generate(seed=step, difficulty=d)
-        ctrl.update(name, d, envs.score(rec, rec["answer"]).correct)
+        ctrl.update_batch([(name, d, envs.score(rec, rec["answer"]).correct)])
     assert sum(ctrl.max_difficulty(f"rg:{t}") for t in TASKS) == 6
 
 
 def test_unknown_rg_task_is_named():
     with pytest.raises(KeyError, match="no_such_task"):
         envs.make("rg:no_such_task")
+
+
+@pytest.mark.parametrize("task", ["sudoku", "futoshiki"])
+def test_rg_grids_accept_the_gold_with_crlf_or_padding(task):
+    # regression (issue 15): reasoning-gym compares grid strings, so these scored 0.88-0.96
+    rec = envs.make(f"rg:{task}").generate(seed=1, difficulty=1)
+    gold = rec["answer"][len("<answer>"):-len("</answer>")]
+    for text in (gold.replace("\n", "\r\n"), f"\n{gold}\n", f"  {gold}  \n\n", gold.replace("\n", "\r"),
+                 "\n".join(line.rstrip() + "   " for line in gold.split("\n"))):
+        rew = envs.score(rec, f"<answer>{text}</answer>")
+        assert rew.value == 1.0 and rew.correct, repr(text[:40])
+
+
+def test_rg_number_sorting_is_exact():
+    import json
+
+    rec = envs.make("rg:number_sorting").generate(seed=3, difficulty=0)
+    gold = json.loads(rec["answer"][len("<answer>"):-len("</answer>")].replace("'", '"'))
+    assert any("." in g for g in gold)
+    shifted = [str(float(g) + 0.5) for g in gold]  # still sorted, each within reasoning-gym's tolerance of 1
+    assert envs.score(rec, f"<answer>{shifted}</answer>").value == 0.0
+    padded = [g + "0" if "." in g else g for g in gold]  # '2.7' -> '2.70': the same numbers
+    assert envs.score(rec, f"<answer>{padded}</answer>").correct
+
+
+def test_normalise_keeps_whitespace_the_gold_has():
+    from envs.gym.rg import normalise
+
+    assert normalise(" a \r\nb  \n", "a\nb") == "a\nb"
+    assert normalise(" a \r\nb  \n", " a\nb") == " a\nb"  # a gold with leading space: not stripped
+    assert normalise("a  \nb", "a  \nb") == "a  \nb"  # trailing spaces in the gold: kept

@@ -134,15 +134,26 @@ def test_jury_reasks_counts_invalid_and_agrees(tmp_path):
     assert [v.label for v in verdicts["a"]] == ["enumerate", "hypothesize", "backtrack", "check"]
     assert [v.label for v in verdicts["b"]] == ["enumerate", "plan", "backtrack", "check"]
     assert verdicts["b"][0].reasked and verdicts["b"][0].valid
-    assert [v.label for v in verdicts["c"]] == ["enumerate", "hypothesize", "other", "compute"]
-    assert verdicts["c"][2].reasked and not verdicts["c"][2].valid  # re-asked once, then recorded as other
+    assert [v.label for v in verdicts["c"]] == ["enumerate", "hypothesize", None, "compute"]
+    assert verdicts["c"][2].reasked and not verdicts["c"][2].valid  # re-asked once, then invalid: no vote
     labels = [consensus([verdicts[j][i].label for j in "abc"]) for i in range(len(SPANS))]
     assert labels == ["enumerate", "hypothesize", "backtrack", "check"]
     report = agreement_report(verdicts, labels)
-    assert report["judges"]["c"]["invalid_recorded_as_other"] == 1 and report["judges"]["b"]["reasked"] == 1
+    assert report["judges"]["c"]["invalid"] == 1 and report["judges"]["b"]["reasked"] == 1
     assert report["judges"]["a"]["agreement_with_consensus"] == 1.0
-    assert {tuple(p["judges"]): p["agreement"] for p in report["pairs"]}[("a", "b")] == 0.75
-    assert -1 <= report["fleiss_kappa"] <= 1
+    assert report["judges"]["c"]["agreement_with_consensus"] == 2 / 3  # over its 3 valid verdicts
+    pairs = {tuple(p["judges"]): p for p in report["pairs"]}
+    assert pairs[("a", "b")]["agreement"] == 0.75 and pairs[("a", "b")]["spans"] == 4
+    assert pairs[("a", "c")]["agreement"] == 2 / 3 and pairs[("a", "c")]["spans"] == 3  # the invalid one left out
+    assert report["spans_with_invalid"] == 1 and report["fleiss_spans"] == 3
+    assert report["fleiss_kappa"] == fleiss_kappa([[verdicts[j][i].label for j in "abc"] for i in (0, 1, 3)])
+    # regression: every judge invalid on every span used to be "all other", Fleiss kappa 1.00
+    from utils.judges import Verdict
+
+    dud = {j: [Verdict(None, False, True)] * 4 for j in "xy"}
+    r = agreement_report(dud, [consensus([None, None])] * 4)
+    assert r["fleiss_spans"] == 0 and r["pairs"][0]["agreement"] is None and r["judges"]["x"]["invalid"] == 4
+    assert r["fleiss_kappa"] != 1.0
     # resumed: everything comes from the cache, no engine is built
     calls.clear()
     again = judge_spans(items, judges, cache, counting_engine)

@@ -1,20 +1,20 @@
 """The env contract across every registered family (puzzles, gym, compose, code)."""
 from __future__ import annotations
 
+import importlib
 import json
 
 import pytest
 
 import envs
-from envs.code import CODE
-from envs.compose import COMPOSE
-from envs.gym import GYM
-from envs.puzzles import PUZZLES
 
 
-def test_families_do_not_shadow_each_other():
-    assert len(envs.REGISTRY) == len(PUZZLES) + len(GYM) + len(COMPOSE) + len(CODE)
+def test_families_are_discovered_and_do_not_shadow_each_other():
+    families = [getattr(importlib.import_module(pkg), attr) for pkg, attr in envs.FAMILIES.items()]
+    assert len(envs.REGISTRY) == sum(map(len, families))
     assert envs.names() == sorted(envs.REGISTRY)
+    for name, target in envs.REGISTRY.items():  # every entry names the class that declares it
+        assert envs.env_class(name).name == name and target.startswith("envs.")
 
 
 @pytest.mark.parametrize("name", envs.names())

@@ -23,7 +23,7 @@ GROUPS = torch.tensor([0, 0, 0, 0, 1, 1, 1, 1])
 
 
 def test_novelty_bonus_zscore():
-    b = novelty_bonus(U, CORRECT, GROUPS, weight=0.1)
+    b = novelty_bonus(U, CORRECT, GROUPS, weight=0.1, norm="zscore")
     z = 1 / math.sqrt(2 / 3)  # group 0's correct u = 3, 1, 2: mean 2, population std sqrt(2/3)
     assert b.tolist() == pytest.approx([0.1 * z, -0.1 * z, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
     # incorrect rollouts get nothing (u=9 is the most novel), and so does group 1 (one correct)

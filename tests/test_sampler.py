@@ -19,7 +19,7 @@ phases:
 
 
 def make(sources, **kw):
-    cfg = SamplerConfig(sources=sources, **{k: v for k, v in kw.items() if k in ("adaptive", "curriculum")})
+    cfg = SamplerConfig(sources=sources, **{k: v for k, v in kw.items() if k in ("adaptive", "curriculum", "pool")})
     assert list(cfg.validate()) == []
     return PromptSampler(cfg, seed=kw.get("seed", 0), rollouts_per_problem=8, total_steps=kw.get("total_steps", 100))
 
@@ -89,3 +89,52 @@ def test_adaptive_difficulty_rises_with_accuracy_and_resumes():
 def test_bad_sources_name_the_key(sources, adaptive, key):
     cfg = SamplerConfig(sources=sources, adaptive=AdaptiveConfig(enabled=adaptive))
     assert [k for k, _ in cfg.validate()][0] == key
+
+
+def test_static_difficulty_distribution():
+    s = make([Source(env="sorting", difficulty=2, difficulty_max=5)])
+    ds = Counter(it.record["difficulty"] for it in s.sample(0, 400))
+    assert set(ds) == {2, 3, 4, 5} and min(ds.values()) > 60
+    bad = SamplerConfig(sources=[Source(env="sorting", difficulty=3, difficulty_max=1)])
+    assert [k for k, _ in bad.validate()] == ["data.sources.0.difficulty_max"]
+    adaptive = SamplerConfig(sources=[Source(env="sorting", difficulty_max=4)], adaptive=AdaptiveConfig(enabled=True))
+    assert [k for k, _ in adaptive.validate()] == ["data.adaptive.enabled"]
+
+
+def test_pool_picks_nested_subsets_and_never_the_excluded():
+    from envs.gym import GYM
+    from envs.sampler import PoolConfig
+
+    held_out = sorted(GYM)[::10]
+    picks = {k: PoolConfig(family="gym", count=k, exclude=held_out).names() for k in (1, 4, 16)}
+    assert [len(picks[k]) for k in (1, 4, 16)] == [1, 4, 16]
+    assert set(picks[1]) < set(picks[4]) < set(picks[16]) and not set(picks[16]) & set(held_out)
+    everything = PoolConfig(family="gym", exclude=held_out).names()
+    assert sorted(everything) == sorted(set(GYM) - set(held_out))
+    assert PoolConfig(family="gym", count=4, seed=1).names() != PoolConfig(family="gym", count=4).names()
+    s = make([], pool=PoolConfig(family="gym", count=4, exclude=held_out, difficulty=1, difficulty_max=2))
+    items = s.sample(0, 200)
+    assert {it.record["env"] for it in items} == set(picks[4]) and {it.record["difficulty"] for it in items} == {1, 2}
+    for pool, key in ((PoolConfig(family="gymm"), "data.pool.family"), (PoolConfig(family="gym", count=10 ** 4), "data.pool.count"),
+                      (PoolConfig(family="gym", exclude=["nope"]), "data.pool.exclude"), (PoolConfig(count=3), "data.pool.family")):
+        assert [k for k, _ in SamplerConfig(sources=[Source(env="sorting")], pool=pool).validate()] == [key]
+
+
+def test_controller_judges_once_the_whole_batch_is_in():
+    # train.py reports a batch in one call per rank; nothing is judged until the last one arrives
+    s = make([Source(env="sorting")], adaptive=AdaptiveConfig(enabled=True, min_samples_factor=1))
+    items = s.sample(0, 4)  # 4 problems x 8 rollouts, all at the frontier d = 0
+    first, second = [(it, True) for it in items[:2] for _ in range(8)], [(it, True) for it in items[2:] for _ in range(8)]
+    s.update(first)
+    assert s.difficulties() == {"sorting": 0} and s.controller.counts["sorting"] == [16, 16]
+    state = s.state_dict()
+    s.update(second)
+    assert s.difficulties() == {"sorting": 1}
+    resumed = make([Source(env="sorting")], adaptive=AdaptiveConfig(enabled=True, min_samples_factor=1))
+    resumed.load_state_dict(state)  # a checkpoint taken between the two halves
+    resumed.update(second)
+    assert resumed.state_dict() == s.state_dict()
+    # results that never complete their batch are judged when the next batch is drawn
+    s.update([(it, True) for it in s.sample(1, 4)[:1] for _ in range(8)])
+    s.sample(2, 4)
+    assert s.controller.counts["sorting"] == [0, 0]

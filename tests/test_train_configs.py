@@ -10,7 +10,7 @@ from utils.config import ConfigError, load_or_raise
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted(p for d in ("paper", "smoke", "train") for p in (ROOT / "configs" / d).glob("*.yaml"))
-MISSING_INPUT = ("does not exist", "is not a directory", "is not a file")
+MISSING_INPUT = ("does not exist", "is not a directory", "is not a file", "not in the HF cache")
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -28,12 +28,21 @@ def test_config_is_valid_up_to_missing_inputs(path):
         assert cfg.ref_model
 
 
-def test_paper_configs_are_the_papers_settings():
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    """Stands in for a hub model (model paths are checked at config load; tests run offline)."""
+    d = tmp_path_factory.mktemp("model")
+    (d / "config.json").write_text("{}")
+    (d / "model.safetensors").write_bytes((2).to_bytes(8, "little") + b"{}")
+    return str(d)
+
+
+def test_paper_configs_are_the_papers_settings(model_dir):
     import train
 
     def cfg(name, *extra):
         return load_or_raise(train.TrainConfig, ["--config", str(ROOT / "configs" / "paper" / name),
-                                                 "model=Qwen/any", "ref_model=Qwen/ref", *extra])
+                                                 f"model={model_dir}", f"ref_model={model_dir}", *extra])
 
     code = cfg("grpo_code.yaml", "data.sources=[{env: sorting}]")
     assert (code.rl.level, code.clip_eps(), code.rl.scale_rewards, code.rl.kl_coef, code.rl.group_size) == \
@@ -45,7 +54,7 @@ def test_paper_configs_are_the_papers_settings():
     assert cfg("rlve_adaptive.yaml").data.adaptive.enabled
 
 
-def test_sweep_sbatch_runs_one_override_set_per_array_task():
+def test_sweep_sbatch_runs_one_override_set_per_array_task(model_dir):
     import os
     import shlex
     import subprocess
@@ -59,7 +68,7 @@ def test_sweep_sbatch_runs_one_override_set_per_array_task():
     assert res.returncode == 0, res.stderr
     cmd = shlex.split(res.stdout)
     assert cmd[:4] == ["torchrun", "--standalone", "--nproc_per_node", "4"] and cmd[4] == "train.py"
-    argv = cmd[5:] + ["model=Qwen/any", "data.sources=[{env: sorting}]"]
+    argv = cmd[5:] + [f"model={model_dir}", "data.sources=[{env: sorting}]"]
     cfg = load_or_raise(train.TrainConfig, argv)
     assert (cfg.optim.lr, cfg.rl.eps_high, cfg.resume, cfg.name) == (3e-6, 0.28, True,
                                                                       "sweep/grpo_code/optim.lr=3e-6_rl.eps_high=0.28")

@@ -27,8 +27,12 @@ class BenchmarkConfig:
     name: str = field("bench", help="label used in outputs")
     kind: str = field("math", help="grader: math (math-verify), code (sandboxed tests), env (envs.score)",
                       choices=KINDS)
-    path: str = field("", help="HF dataset id, a local .jsonl/.json/.parquet file, or a directory of shards")
+    path: str = field("", help="HF dataset id, a local .jsonl/.json/.parquet file, a glob of such files (e.g. "
+                              "data/livecodebench/test*.jsonl: every release file, concatenated), or a directory "
+                              "of shards")
     subset: str = field("", help="HF dataset config name (e.g. en-hard)")
+    data_files: str = field("", help="HF hub: read these files of the dataset repo (a glob, e.g. "
+                                     "*/test_out-*.parquet: every OMEGA family's test_out) as split `train`")
     split: str = field("test", help="HF split; for a directory of shards, the shard prefix (test-*.jsonl)")
     fields: Dict[str, str] = field({}, help="our field -> dataset column: id, problem, answer "
                                             "(code: tests, public_tests, private_tests, starter_code, "
@@ -36,6 +40,8 @@ class BenchmarkConfig:
     sample: int = field(0, help="evaluate a fixed-seed random subset of this many problems (0: all), "
                                 "e.g. the paper's N=100 OMEGA subsets")
     sample_seed: int = field(0, help="seed of that subset")
+    problems: int = field(0, help="the number of problems this benchmark must have after filtering and sampling "
+                                  "(0: any); a hub copy that differs stops the run before sampling")
     system_prompt: str = field("", help="system message for every problem")
     template: str = field("", help="user message, {problem} replaced by the problem; empty: the kind's "
                                    "default (math: ask for the answer in \\boxed{}; code: ask for a python block)")
@@ -43,6 +49,8 @@ class BenchmarkConfig:
     date_from: str = field("", help="code: keep problems dated on or after this (YYYY-MM-DD)")
     date_to: str = field("", help="code: keep problems dated on or before this (YYYY-MM-DD)")
     timeout_s: float = field(6.0, help="code: per-test time limit in seconds")
+    expect: int = field(0, help="the problem count the paper reports for this selection (0: none); another count "
+                                "after filtering is reported on stderr (e.g. a different release file)")
 
 
 @dataclass
@@ -64,13 +72,24 @@ DEFAULT_FIELDS = {
 
 def _rows(cfg: BenchmarkConfig) -> tuple[list[dict], str]:
     """Raw rows and a name for error messages."""
+    if any(c in cfg.path for c in "*?["):
+        import glob
+
+        files = sorted(glob.glob(cfg.path))
+        if not files:
+            raise ValueError(f"benchmark {cfg.name}: no file matches {cfg.path}")
+        rows = []
+        for f in files:
+            rows += _rows(BenchmarkConfig(**{**cfg.__dict__, "path": str(f)}))[0]
+        return rows, cfg.path
+    from utils.records import read_jsonl
+
     p = Path(cfg.path)
     if p.is_dir():
         files = sorted(p.glob(f"{cfg.split}-*.jsonl"))
         if not files:
             raise ValueError(f"benchmark {cfg.name}: no {cfg.split}-*.jsonl shards in {p} (unknown split?)")
-        return [json.loads(line) for f in files for line in f.read_text(encoding="utf-8").splitlines()
-                if line.strip()], str(p)
+        return [row for f in files for row in read_jsonl(f)], str(p)  # errors name the file and line
     if p.suffix in (".jsonl", ".json", ".parquet"):
         if not p.is_file():
             raise ValueError(f"benchmark {cfg.name}: file {p} not found")
@@ -78,14 +97,18 @@ def _rows(cfg: BenchmarkConfig) -> tuple[list[dict], str]:
             import datasets
 
             return list(datasets.load_dataset("parquet", data_files=str(p), split="train")), str(p)
-        text = p.read_text(encoding="utf-8")
-        if p.suffix == ".json" and text.lstrip().startswith("["):
-            return json.loads(text), str(p)
-        return [json.loads(line) for line in text.splitlines() if line.strip()], str(p)
+        if p.suffix == ".json" and p.read_bytes().lstrip().startswith(b"["):
+            try:
+                return json.loads(p.read_text(encoding="utf-8")), str(p)
+            except UnicodeDecodeError as e:
+                raise ValueError(f"{p}: not UTF-8 text (byte {e.start})") from None
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{p}:{e.lineno}: not valid JSON ({e.msg}, column {e.colno})") from None
+        return list(read_jsonl(p)), str(p)
     import datasets  # a hub id: needs the network (or a warm HF cache)
 
     try:
-        ds = datasets.load_dataset(cfg.path, cfg.subset or None, split=cfg.split)
+        ds = datasets.load_dataset(cfg.path, cfg.subset or None, split=cfg.split, data_files=cfg.data_files or None)
     except ValueError as e:  # unknown split / config
         raise ValueError(f"benchmark {cfg.name}: {cfg.path}: {e}") from None
     except (ConnectionError, FileNotFoundError) as e:  # offline node, or no such dataset
@@ -100,12 +123,26 @@ def load_problems(cfg: BenchmarkConfig) -> list[Problem]:
     problems = [_problem(cfg, fields, row, i, source) for i, row in enumerate(rows)]
     if cfg.kind == "code":
         problems = [p for p in problems if _keep_code(cfg, p)]
-    if cfg.sample and cfg.sample < len(problems):
-        problems = random.Random(cfg.sample_seed).sample(problems, cfg.sample)
+    if cfg.sample and cfg.sample < len(problems):  # drawn from the id order: independent of file order
+        problems = random.Random(cfg.sample_seed).sample(sorted(problems, key=lambda p: p.id), cfg.sample)
+    if cfg.problems and len(problems) != cfg.problems:
+        raise ValueError(f"benchmark {cfg.name}: {len(problems)} problems in {source}, the config expects "
+                         f"{cfg.problems} (set problems=0 to accept any)")
     ids = [p.id for p in problems]
     if len(set(ids)) != len(ids):
         raise ValueError(f"benchmark {cfg.name}: duplicate problem ids in {source}")
+    if cfg.expect and len(problems) != cfg.expect:
+        import sys
+
+        print(f"benchmark {cfg.name}: {len(problems)} problems selected from {source}, the paper reports "
+              f"{cfg.expect}: results are not comparable with its numbers", file=sys.stderr, flush=True)
     return problems
+
+
+def problem_from_row(cfg: BenchmarkConfig, row: dict, i: int) -> Problem:
+    """One dataset row as a Problem, with cfg's field mapping over the kind's defaults (the code
+    env envs/code/contest.py reads training problems this way); ValueError naming the row."""
+    return _problem(cfg, {**DEFAULT_FIELDS[cfg.kind], **cfg.fields}, row, i, cfg.path)
 
 
 def _get(row: dict, fields: dict, key: str, cfg: BenchmarkConfig, source: str, i: int, required: bool = True):
@@ -133,6 +170,11 @@ def _problem(cfg: BenchmarkConfig, fields: dict, row: dict, i: int, source: str)
         answer = _get(row, fields, "answer", cfg, source, i)
         if answer is None or not str(answer).strip():  # every response would be silently wrong
             raise ValueError(f"{where}: empty field {fields['answer']!r} (our 'answer')")
+        if isinstance(problem, list):  # a chat (OMEGA's `messages`): the last user turn is the problem
+            users = [m.get("content") for m in problem if isinstance(m, dict) and m.get("role") == "user"]
+            if not users or not isinstance(users[-1], str):
+                raise ValueError(f"{where}: field {fields['problem']!r} is a list without a user message")
+            problem = users[-1]
         text = (cfg.template or "{problem}" + MATH_SUFFIX).replace("{problem}", str(problem))
         return Problem(id=pid, prompt=chat(text, cfg.system_prompt), gold=str(answer))
     tests = []

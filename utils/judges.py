@@ -2,8 +2,10 @@
 
 Each judge sees the label definitions, the preceding spans as context, and the target span, and
 answers `LABEL: <label>`. A reply without a label of the vocabulary is asked again once; if the
-second reply is no better the span is recorded as `other` and counted as invalid. The consensus
-is the majority label; a tie goes to the tied label named by the judge listed first.
+second reply is no better the verdict is invalid (label None): it is not a vote, it is left out of
+every agreement statistic, and the report counts it. The consensus is the majority of the valid
+labels; a tie goes to the tied label named by the judge listed first; a span without any valid
+verdict gets `other`.
 
 Verdicts are appended to a JSONL cache after every batch, keyed by judge name, judge model and
 prompt hash, so an interrupted run continues where it stopped, a finished one is not paid for
@@ -35,7 +37,7 @@ class JudgeConfig:
 
 @dataclass
 class Verdict:
-    label: str  # always in LABELS (invalid replies become "other")
+    label: str | None  # in LABELS; None when invalid
     valid: bool  # False when neither the reply nor the re-asked reply named a label
     reasked: bool
 
@@ -57,7 +59,8 @@ def judge_spans(items: Sequence[tuple[str, Sequence[str]]], judges: Sequence[Jud
     keys = [prompt_key(p) for p in prompts]
     done: dict[tuple[str, str], Verdict] = {}
     for row in read_jsonl_tolerant(cache):
-        done[(row["judge"], row.get("model", ""), row["key"])] = Verdict(row["label"], row["valid"], row["reasked"])
+        label = row["label"] if row["valid"] else None  # caches before this change wrote "other"
+        done[(row["judge"], row.get("model", ""), row["key"])] = Verdict(label, row["valid"], row["reasked"])
     out: dict[str, list[Verdict]] = {}
     for judge in judges:
         pending: dict[str, int] = {}  # identical prompts are asked once
@@ -79,7 +82,7 @@ def judge_spans(items: Sequence[tuple[str, Sequence[str]]], judges: Sequence[Jud
                         labels[j] = parse_label(reply)
                 rows = []
                 for j, i in enumerate(batch):
-                    verdict = Verdict(labels[j] or "other", labels[j] is not None, j in again)
+                    verdict = Verdict(labels[j], labels[j] is not None, j in again)
                     done[(judge.name, judge.engine.model, keys[i])] = verdict
                     rows.append({"judge": judge.name, "model": judge.engine.model, "key": keys[i],
                                  "label": verdict.label, "valid": verdict.valid,
@@ -91,8 +94,12 @@ def judge_spans(items: Sequence[tuple[str, Sequence[str]]], judges: Sequence[Jud
     return out
 
 
-def consensus(votes: Sequence[str]) -> str:
-    """Majority label; ties go to the tied label voted by the earliest judge."""
+def consensus(votes: Sequence[str | None]) -> str:
+    """Majority of the valid labels (None: an invalid verdict, no vote); ties go to the tied label
+    voted by the earliest judge; `other` when no vote is valid."""
+    votes = [v for v in votes if v is not None]
+    if not votes:
+        return "other"
     counts = Counter(votes)
     top = max(counts.values())
     return next(v for v in votes if counts[v] == top)
@@ -125,22 +132,26 @@ def fleiss_kappa(table: Sequence[Sequence[str]]) -> float:
 
 
 def agreement_report(verdicts: dict[str, list[Verdict]], consensus_labels: Sequence[str]) -> dict:
-    """Pairwise percent agreement and Cohen's kappa, Fleiss' kappa over the jury, and each judge's
-    agreement with the consensus and its count of invalid (re-asked, then `other`) replies."""
+    """Pairwise percent agreement and Cohen's kappa (over the spans both judges answered validly),
+    Fleiss' kappa (over the spans every judge answered validly), each judge's agreement with the
+    consensus over its valid verdicts, and the invalid verdicts: per judge and spans touched."""
     names = list(verdicts)
     labels = {name: [v.label for v in verdicts[name]] for name in names}
     n = len(consensus_labels)
-    report = {"spans": n, "judges": {}, "pairs": [], "fleiss_kappa": None}
+    all_valid = [i for i in range(n) if all(labels[name][i] is not None for name in names)]
+    report = {"spans": n, "spans_with_invalid": n - len(all_valid), "judges": {}, "pairs": [], "fleiss_kappa": None,
+              "fleiss_spans": len(all_valid)}
     for name in names:
-        vs = verdicts[name]
+        mine = [(a, b) for a, b in zip(labels[name], consensus_labels) if a is not None]
         report["judges"][name] = {
-            "agreement_with_consensus": sum(a == b for a, b in zip(labels[name], consensus_labels)) / n if n else None,
-            "reasked": sum(v.reasked for v in vs), "invalid_recorded_as_other": sum(not v.valid for v in vs),
-            "label_counts": dict(Counter(labels[name]))}
+            "agreement_with_consensus": sum(a == b for a, b in mine) / len(mine) if mine else None,
+            "reasked": sum(v.reasked for v in verdicts[name]), "invalid": sum(not v.valid for v in verdicts[name]),
+            "label_counts": dict(Counter(x for x in labels[name] if x is not None))}
     for a, b in combinations(names, 2):
-        report["pairs"].append({"judges": [a, b],
-                                "agreement": sum(x == y for x, y in zip(labels[a], labels[b])) / n if n else None,
-                                "cohen_kappa": cohen_kappa(labels[a], labels[b])})
+        both = [(x, y) for x, y in zip(labels[a], labels[b]) if x is not None and y is not None]
+        report["pairs"].append({"judges": [a, b], "spans": len(both),
+                                "agreement": sum(x == y for x, y in both) / len(both) if both else None,
+                                "cohen_kappa": cohen_kappa([x for x, _ in both], [y for _, y in both])})
     if len(names) >= 2:
-        report["fleiss_kappa"] = fleiss_kappa(list(zip(*(labels[name] for name in names))))
+        report["fleiss_kappa"] = fleiss_kappa([[labels[name][i] for name in names] for i in all_valid])
     return report

@@ -120,6 +120,13 @@ def aggregate(per_token: torch.Tensor, mask: torch.Tensor, agg: str) -> torch.Te
     raise ValueError(f"agg must be one of {AGGS}, got {agg!r}")
 
 
+def entropy_bonus(entropy: torch.Tensor, mask: torch.Tensor, coef: float, agg: str = "seq_mean_token_mean") -> torch.Tensor:
+    """The loss term of an entropy bonus: -coef * (per-token entropy aggregated like the policy loss).
+    Added to the loss, its gradient raises the policy's entropy (puzzle_to_math line 111: "a loss-level
+    entropy bonus", screened in pilots). `entropy` (B, T) must carry gradient."""
+    return -coef * aggregate(torch.where(mask > 0, entropy, 0.0), mask, agg)
+
+
 def kl_k3(logp: torch.Tensor, ref_logp: torch.Tensor) -> torch.Tensor:
     """Per-token k3 estimator of KL(pi || ref): exp(ref - logp) - (ref - logp) - 1 >= 0 (Schulman)."""
     d = ref_logp - logp

@@ -194,7 +194,9 @@ def setup_from_config(cfg, gpus: int, gpu_mem_gb: float, shape: Shape) -> Setup:
     return Setup(shape=shape, gpus=gpus, gpu_mem_gb=gpu_mem_gb, strategy=strategy, shard=shard,
                  master_bytes=2 if cfg.dtype == "bfloat16" else 4, compute_bytes=2, trainable=trainable,
                  micro_batch=cfg.rl.micro_batch_size if rl else cfg.sft.micro_batch_size,
-                 seq_len=cfg.rl.max_prompt_tokens + cfg.rl.max_tokens if rl else cfg.sft.max_len,
+                 # an RL row: as long as vLLM may make it (max_model_len: prompt + response budget)
+                 seq_len=(cfg.rl.max_prompt_tokens + cfg.rl.max_tokens if cfg.rl.max_prompt_tokens
+                          else max(engine.max_model_len, cfg.rl.max_tokens)) if rl else cfg.sft.max_len,
                  checkpointing=cfg.gradient_checkpointing, chunk_tokens=cfg.logprob_chunk_tokens,
                  reference=rl and (cfg.novelty.enabled or cfg.rl.kl_coef > 0),
                  vllm_util=engine.gpu_memory_utilization if rl and engine.backend == "vllm" else 0.0,
@@ -245,22 +247,25 @@ def probe(shape: Shape, batch: int, tokens: int, chunk_tokens: int, device: str 
           checkpointing: bool = False, steps: int = 2, prompt: int = 8) -> dict:
     """Peak memory of `steps` RL micro-steps on a randomly initialised model of `shape`: forward (token
     log-probs and entropy), a policy-gradient loss, backward, an AdamW step. CPU: peak RSS growth
-    over the process before the model was built (run it in a fresh process: ru_maxrss is a
-    lifetime peak; MALLOC_MMAP_THRESHOLD_=65536 keeps glibc from holding freed tensors in its
-    heap, so RSS follows the live tensors); CUDA: torch.cuda.max_memory_allocated. full_logits: the plain HF way, through
+    over the process before the model was built, less the file-backed pages (library code) it
+    touched meanwhile (run it in a fresh process: VmHWM is a lifetime peak;
+    MALLOC_MMAP_THRESHOLD_=65536 keeps glibc from holding freed tensors in its heap, so RSS
+    follows the live tensors); CUDA: torch.cuda.max_memory_allocated. full_logits: the plain HF way, through
     (B, T, V) logits, for comparison. Returns measured and estimated bytes."""
-    import resource
-
     import torch
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     from utils.dist import LogprobModel
 
-    def rss() -> int:
-        return int(open("/proc/self/statm").read().split()[1]) * resource.getpagesize()
+    def rss() -> tuple[int, int, int]:
+        """(resident bytes, their peak, of which file-backed: library code paged in, not tensors).
+        The peak is this address space's own (VmHWM): ru_maxrss would also count the parent's
+        resident set at fork (Linux keeps it across exec)."""
+        status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+        return tuple(int(status[k].split()[0]) * 1024 for k in ("VmRSS", "VmHWM", "RssFile"))
 
     cuda = device.startswith("cuda")
-    base = torch.cuda.memory_allocated() if cuda else rss()
+    base, _, base_file = (torch.cuda.memory_allocated(), 0, 0) if cuda else rss()
     torch.manual_seed(0)
     config = Qwen2Config(vocab_size=shape.vocab, hidden_size=shape.hidden, intermediate_size=shape.intermediate,
                          num_hidden_layers=shape.layers, num_attention_heads=shape.heads,
@@ -294,8 +299,9 @@ def probe(shape: Shape, batch: int, tokens: int, chunk_tokens: int, device: str 
         opt.zero_grad(set_to_none=True)
     if cuda:
         measured = torch.cuda.max_memory_allocated() - base
-    else:
-        measured = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base
+    else:  # minus the library pages first touched meanwhile (how many varies with the page cache)
+        _, peak, file_pages = rss()
+        measured = peak - base - (file_pages - base_file)
     setup = Setup(shape=shape, gpus=1, gpu_mem_gb=0, strategy="none", shard=1, master_bytes=4,
                   compute_bytes=2 if cuda else 4, trainable=shape.params(), micro_batch=batch, seq_len=prompt + tokens,
                   checkpointing=checkpointing, chunk_tokens=chunk_tokens, cuda=False)

@@ -13,22 +13,36 @@ def _plt():
     return plt
 
 
-def passk_curves(curves: dict[str, dict[int, float]], path: str | Path, title: str = "pass@k") -> None:
-    """One line per label: k (log2 axis) -> pass@k."""
+def passk_curves(curves: dict[str, dict[int, float]], path: str | Path, title: str = "pass@k",
+                 bands: dict[str, dict[int, tuple[float, float]]] | None = None) -> None:
+    """One line per label: k (log2 axis, integer ticks) -> pass@k, with its 95% interval as a band
+    (and error bars) at the k values that have one; the legend sits below the axes."""
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(5, 3.5))
+    fig, ax = plt.subplots(figsize=(5.5, 4))
+    all_ks = sorted({k for points in curves.values() for k in points})
     for label, points in curves.items():
         ks = sorted(points)
-        ax.plot(ks, [points[k] for k in ks], marker="o", label=label)
+        (line,) = ax.plot(ks, [points[k] for k in ks], marker="o", ms=3, label=label)
+        ci = (bands or {}).get(label) or {}
+        kb = sorted(k for k in ci if k in points)
+        if kb:
+            lo, hi = [ci[k][0] for k in kb], [ci[k][1] for k in kb]
+            ax.fill_between(kb, lo, hi, color=line.get_color(), alpha=0.18, lw=0)
+            ax.errorbar(kb, [points[k] for k in kb], yerr=[[points[k] - a for k, a in zip(kb, lo)],
+                                                           [b - points[k] for k, b in zip(kb, hi)]],
+                        fmt="none", ecolor=line.get_color(), capsize=2, lw=0.8)
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("k")
+    ax.set_xticks(all_ks)
+    ax.set_xticklabels([str(k) for k in all_ks], fontsize=8)
+    ax.minorticks_off()
+    ax.set_xlabel("k (samples per problem)")
     ax.set_ylabel("pass@k")
     ax.set_ylim(0, 1)
-    ax.set_title(title)
+    ax.set_title(title + (" (bands: bootstrap 95% CI)" if bands else ""), fontsize=9)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=min(3, max(1, len(curves))),
+              frameon=False)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
 
 
@@ -43,11 +57,14 @@ def grouped_bars(groups: dict[str, dict[str, float]], path: str | Path, title: s
         ax.bar([c + i * width for c in range(len(cats))], [groups[c].get(s, 0.0) for c in cats], width, label=s)
     ax.set_xticks([c + width * (len(series) - 1) / 2 for c in range(len(cats))])
     ax.set_xticklabels(cats, rotation=30, ha="right", fontsize=8)
+    if all(float(v).is_integer() for g in groups.values() for v in g.values()):  # counts: integer ticks
+        from matplotlib.ticker import MaxNLocator
+
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)  # beside, not over, the bars
+    fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
 
 
@@ -76,14 +93,15 @@ def primitive_bars(values: dict[str, dict[str, float]], path: str | Path, title:
     ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
 
 
 def depth_histograms(depths: dict[str, list[int]], path: str | Path, title: str) -> None:
     """One histogram row per series (checkpoint) of chain depths, on a shared integer x axis."""
+    from matplotlib.ticker import MaxNLocator
+
     plt = _plt()
     names = list(depths)
     top = max([max(d) for d in depths.values() if d] + [1])
@@ -95,6 +113,8 @@ def depth_histograms(depths: dict[str, list[int]], path: str | Path, title: str)
         mean = sum(d) / len(d) if d else 0.0
         ax.axvline(mean, color="#d62728", lw=1)
         ax.set_ylabel("traces", fontsize=7)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title(f"{name}  (n={len(d)}, mean={mean:.2f})", fontsize=8, loc="left")
     axes[-1, 0].set_xlabel("chain depth (longest run of setup/compute/check)")
     fig.suptitle(title, fontsize=9)
@@ -145,3 +165,63 @@ def hbars(values: dict[str, float], path: str | Path, title: str, xlabel: str) -
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+# ------------------------------------------------------------------ training curves (train.py)
+
+# (panel title, metric keys or "prefix/" for every key under it); a panel is drawn when its keys exist
+CURVE_PANELS = [
+    ("reward and accuracy", ["reward_mean", "accuracy"]),
+    ("response length (tokens)", ["response_len", "response_len_max"]),
+    ("KL and clipping", ["kl", "clip_frac_low", "clip_frac_high", "clipped_ratio"]),
+    ("difficulty per env (adaptive: top of the window)", ["difficulty/"]),
+    ("accuracy per env", ["accuracy/"]),
+    ("novelty bonus", ["novelty/bonus_abs_mean", "novelty/frac_rollouts_with_bonus"]),
+    ("SFT loss", ["loss"]),
+    ("gradient norm", ["grad_norm"]),
+    ("learning rate", ["lr"]),
+]
+
+
+def training_curves(rows: list[dict], path: str | Path, title: str = "training") -> None:
+    """metrics.jsonl rows -> one small panel per quantity present (reward, accuracy, length, KL and
+    clip fractions, per-env difficulty with integer ticks, ...), step on the x axis."""
+    from matplotlib.ticker import MaxNLocator
+
+    plt = _plt()
+    keys = {k for r in rows for k, v in r.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    panels = []
+    for name, wanted in CURVE_PANELS:
+        found = sorted(k for k in keys for w in wanted if (k.startswith(w) if w.endswith("/") else k == w))
+        if found and not (name == "SFT loss" and "reward_mean" in keys):  # the RL policy loss is not a curve to read
+            panels.append((name, found, any(w.endswith("/") for w in wanted)))
+    if not panels:
+        return
+    cols = 2 if len(panels) > 1 else 1
+    nrows = (len(panels) + cols - 1) // cols
+    fig, axes = plt.subplots(nrows, cols, figsize=(5.2 * cols, 2.6 * nrows), squeeze=False)
+    for ax, (name, found, per_env) in zip(axes.flat, panels):
+        for k in found:
+            pts = [(r["step"], r[k]) for r in rows if isinstance(r.get(k), (int, float)) and "step" in r]
+            if pts:
+                ax.plot(*zip(*pts), label=k.split("/", 1)[1] if "/" in k else k, marker="." if len(pts) < 30 else None)
+        ax.set_title(name, fontsize=9)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if name.startswith("difficulty"):
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        if name == "learning rate":
+            ax.ticklabel_format(axis="y", style="sci", scilimits=(-2, 2))
+        ax.grid(alpha=0.3)
+        ax.tick_params(labelsize=7)
+        if len(found) > 1 or per_env:  # beside the axes, never over the lines or the tick labels
+            ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, frameon=False)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.axis("off")
+    for ax in axes[-1]:
+        ax.set_xlabel("step", fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    tmp = Path(path).with_name(f".{Path(path).name}.tmp.png")
+    fig.savefig(tmp, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    tmp.replace(path)  # a reader never sees half a PNG

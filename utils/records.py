@@ -1,19 +1,40 @@
 """Records on disk: JSONL shards written atomically, read back lazily.
 
-A record is one problem (see DESIGN.md):
+A record is one problem (see docs/design.md):
     {"id", "env", "difficulty", "prompt", "answer", "meta"}
 Shards are plain JSONL that `datasets.load_dataset("json", data_files=...)` reads.
+
+Files are created with the permissions the umask allows (0644 under the usual 022), as `open()`
+would, so colleagues and a server running as another user can read them.
+A file that is not UTF-8 or holds a line that is not JSON raises DataError naming the file and
+the line (lines are split at "\n" only: U+2028 inside a string is not a line break).
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 RECORD_KEYS = ("id", "env", "difficulty", "prompt", "answer", "meta")
+
+
+class DataError(ValueError):
+    """A data file that cannot be read (not UTF-8, not JSON, no shards): the message names the file."""
+
+
+def umask() -> int:
+    """The process umask, read without changing it (os.umask can only be read by setting it)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
@@ -22,6 +43,7 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~umask())  # mkstemp makes 0600 whatever the umask
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
@@ -40,14 +62,24 @@ def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
     atomic_write_text(path, "".join(dumps(r) + "\n" for r in records))
 
 
+def _parse_line(path, n: int, raw: bytes):
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise DataError(f"{path}:{n}: not UTF-8 text (byte {e.start} of the line)") from None
+    except json.JSONDecodeError as e:
+        raise DataError(f"{path}:{n}: not valid JSON ({e.msg}, column {e.colno})") from None
+
+
 def read_jsonl(path: str | os.PathLike) -> Iterator[dict]:
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if line.strip():
-                try:
-                    yield json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise ValueError(f"{path}:{n}: not valid JSON ({e.msg})") from None
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise DataError(f"{path}: {e.strerror}") from None
+    with f:
+        for n, raw in enumerate(f, 1):  # binary lines: split at b"\n" only
+            if raw.strip():
+                yield _parse_line(path, n, raw)
 
 
 def append_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
@@ -79,16 +111,18 @@ def read_jsonl_tolerant(path: str | os.PathLike) -> list[dict]:
     """Read an append-only JSONL file, dropping a torn (unparsable) final line left by a crash."""
     if not Path(path).exists():
         return []
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    lines = Path(path).read_bytes().split(b"\n")
+    if lines and not lines[-1].strip():
+        lines.pop()
     out = []
     for i, line in enumerate(lines):
         if not line.strip():
             continue
         try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
+            out.append(_parse_line(path, i + 1, line))
+        except DataError:
             if i != len(lines) - 1:
-                raise ValueError(f"{path}:{i + 1}: not valid JSON") from None
+                raise
     return out
 
 
@@ -100,6 +134,93 @@ def shard_paths(out_dir: str | os.PathLike, split: str) -> list[Path]:
     return sorted(Path(out_dir).glob(f"{split}-[0-9][0-9][0-9][0-9][0-9].jsonl"))
 
 
+# ------------------------------------------------------------------ data references name a split
+#
+# Training data is referenced as (path, split): a directory of generate.py shards read for one split
+# (`{data: runs/data/puzzles, split: train_rl}` reads train_rl-00000.jsonl, ... only), a single
+# file, or a glob. A split whose name starts with "test" is held out: a training reference that
+# resolves to one is refused, so a test shard can never reach SFT or RL by a directory or a glob.
+
+_SHARD_NAME = re.compile(r"^(?P<split>.+)-\d{5}\.jsonl$")
+_GLOB_CHARS = frozenset("*?[")
+
+
+class DataRefError(ValueError):
+    """A data reference that cannot be read as asked; `key` is "data" or "split" (the config key at fault)."""
+
+    def __init__(self, key: str, msg: str):
+        super().__init__(msg)
+        self.key = key
+
+
+def is_test_split(split: str | None) -> bool:
+    """Held-out splits: `test` and every split whose name starts with it (test_ood, test_bridges8x8, ...)."""
+    return bool(split) and split.lower().startswith("test")
+
+
+def split_of(path: str | os.PathLike) -> str | None:
+    """The split of a generate.py shard (`<split>-NNNNN.jsonl`), or None for any other file name."""
+    m = _SHARD_NAME.match(Path(path).name)
+    return m.group("split") if m else None
+
+
+def splits_in(directory: str | os.PathLike) -> list[str]:
+    return sorted({s for f in Path(directory).glob("*.jsonl") if (s := split_of(f)) is not None})
+
+
+def resolve_split(path: str | os.PathLike, split: str = "", *, training: bool = True) -> list[Path]:
+    """The JSONL files of a data reference, or DataRefError with one line saying what is wrong.
+
+    path   a directory of shards (then `split` is required), a .jsonl file, or a glob
+    split  the shard prefix to read; for a file or glob, files of other splits are refused / skipped
+    training=True refuses any file of a test split (is_test_split)."""
+    path = str(path)
+    if _GLOB_CHARS & set(path):
+        import glob
+
+        files = [Path(f) for f in sorted(glob.glob(path)) if f.endswith(".jsonl")]
+        files = [f for f in files if not split or split_of(f) == split]
+        if not files:
+            raise DataRefError("data", f"{path} matches no .jsonl file" + (f" of split {split!r}" if split else ""))
+    elif Path(path).is_dir():
+        present = splits_in(path)
+        if not split:
+            raise DataRefError("split", f"{path} is a directory of splits {present}: name the one to read "
+                                        f"(split: ...)")
+        files = shard_paths(path, split)
+        if not files:
+            raise DataRefError("split", f"no {split}-NNNNN.jsonl shards in {path} (splits there: {present})")
+    elif Path(path).is_file():
+        files = [Path(path)]
+        if split and split_of(path) not in (None, split):
+            raise DataRefError("split", f"{path} is a shard of split {split_of(path)!r}, not {split!r}")
+    else:
+        raise DataRefError("data", f"{path} does not exist")
+    if training:
+        for f in files:
+            s = split_of(f) or split
+            if is_test_split(s):  # the key at fault: the split asked for, else the path that reached a test shard
+                raise DataRefError("split" if is_test_split(split) else "data",
+                                   f"{f} is in test split {s!r}: training never reads a test split")
+    return files
+
+
+def load_split(path: str | os.PathLike, split: str = "", *, training: bool = True) -> list[dict]:
+    """All records of one data reference (see resolve_split)."""
+    return [r for f in resolve_split(path, split, training=training) for r in read_jsonl(f)]
+
+
+def record_group(rec: dict) -> str:
+    """The distribution a record was drawn from, as generate.py's summary names it: "bridges 8x8 hard"
+    for a puzzle (its meta holds width, height, level), else "<env> d=<difficulty>". Evaluation and
+    training logs report per group (the paper's per-puzzle, per-size results)."""
+    meta = rec.get("meta") if isinstance(rec.get("meta"), dict) else {}
+    if isinstance(meta.get("width"), int) and isinstance(meta.get("height"), int):
+        level = f" {meta['level']}" if meta.get("level") else ""
+        return f"{rec.get('env')} {meta['width']}x{meta['height']}{level}"
+    return f"{rec.get('env')} d={rec.get('difficulty')}"
+
+
 def load_records(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[dict]:
     """All records of one file, a directory of shards, or a list of those."""
     if isinstance(paths, (str, os.PathLike)):
@@ -107,6 +228,8 @@ def load_records(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
     out: list[dict] = []
     for p in map(Path, paths):
         files = sorted(p.glob("*.jsonl")) if p.is_dir() else [p]
+        if not files:
+            raise DataError(f"{p}: a directory without *.jsonl files")
         for f in files:
             out.extend(read_jsonl(f))
     return out

@@ -6,8 +6,9 @@
 - HFSpanClassifier: AutoModelForSequenceClassification fine-tuned from any HF model directory on
   labelled spans (the paper: Qwen3-1.7B on 35k judge-consensus spans), then used in batches.
 
-Both take (span, previous span) pairs: the previous span's opening words are context features for
-the n-gram model (a span that follows "Suppose..." is often a compute or check of that guess).
+Both see what precedes a span: the n-gram model the previous span's opening words (a span that
+follows "Suppose..." is often a compute or check of that guess), the HF model the preceding text
+itself, as much as fits before the span in max_length tokens.
 """
 from __future__ import annotations
 
@@ -216,12 +217,23 @@ class HFSpanClassifier:
             raise ValueError(f"{path}: classifier labels {model.config.id2label} are not {list(LABELS)}")
         return cls(model.to(_device(cfg.device)), tok, cfg)
 
-    def _batch(self, texts: Sequence[str]):
-        enc = self.tokenizer(list(texts), truncation=True, max_length=self.cfg.max_length, padding=True,
-                             return_tensors="pt")
+    def _encode(self, text: str, context: str | None) -> list[int]:
+        """The span's tokens (at most max_length), preceded by as much of the context's end as fits: the
+        span is never cut for context, and the context nearest the span is kept (puzzle_to_math line 49:
+        "each span is then classified with its preceding context")."""
+        ids = self.tokenizer(text, add_special_tokens=False)["input_ids"][:self.cfg.max_length]
+        room = self.cfg.max_length - len(ids)
+        if context and room > 0:
+            ids = self.tokenizer(context + "\n\n", add_special_tokens=False)["input_ids"][-room:] + ids
+        return ids
+
+    def _batch(self, texts: Sequence[str], contexts: Sequence[str] | None = None):
+        rows = [{"input_ids": self._encode(t, contexts[i] if contexts else None)} for i, t in enumerate(texts)]
+        enc = self.tokenizer.pad(rows, padding=True, return_tensors="pt")
         return {k: v.to(self.model.device) for k, v in enc.items()}
 
-    def fit(self, texts: Sequence[str], labels: Sequence[str], log=None) -> "HFSpanClassifier":
+    def fit(self, texts: Sequence[str], labels: Sequence[str], log=None,
+            contexts: Sequence[str] | None = None) -> "HFSpanClassifier":
         import random
 
         import torch
@@ -236,7 +248,7 @@ class HFSpanClassifier:
             random.Random(self.cfg.seed + epoch).shuffle(order)
             for i in range(0, len(order), self.cfg.batch_size):
                 idx = order[i:i + self.cfg.batch_size]
-                batch = self._batch([texts[j] for j in idx])
+                batch = self._batch([texts[j] for j in idx], [contexts[j] for j in idx] if contexts else None)
                 y = torch.tensor([y_all[j] for j in idx], device=self.model.device)
                 loss = torch.nn.functional.cross_entropy(self.model(**batch).logits.float(), y)
                 opt.zero_grad()
@@ -248,7 +260,7 @@ class HFSpanClassifier:
         self.model.eval()
         return self
 
-    def predict(self, texts: Sequence[str]) -> list[str]:
+    def predict(self, texts: Sequence[str], contexts: Sequence[str] | None = None) -> list[str]:
         import torch
 
         self.model.eval()
@@ -258,7 +270,8 @@ class HFSpanClassifier:
         with torch.no_grad():
             for i in range(0, len(order), self.cfg.batch_size):
                 idx = order[i:i + self.cfg.batch_size]
-                logits = self.model(**self._batch([texts[j] for j in idx])).logits
+                logits = self.model(**self._batch([texts[j] for j in idx],
+                                                  [contexts[j] for j in idx] if contexts else None)).logits
                 for j, p in zip(idx, logits.argmax(-1).tolist()):
                     preds[j] = p
         return [LABELS[p] for p in preds]

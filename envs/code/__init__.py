@@ -1,7 +1,7 @@
-"""Code environments (induction, abduction, deduction, fuzzing) and teacher-student synthesis."""
-CODE: dict[str, str] = {
-    "abduction": "envs.code.abduction:Abduction",
-    "deduction": "envs.code.deduction:Deduction",
-    "fuzzing": "envs.code.fuzzing:Fuzzing",
-    "induction": "envs.code.induction:Induction",
-}
+"""Code environments (induction, abduction, deduction, fuzzing; code_contest: real problems graded
+by their tests) and teacher-student synthesis.
+
+`CODE` (name -> "module:Class") is discovered from the modules here (envs/registry.py)."""
+from envs.registry import lazy_registry
+
+__getattr__ = lazy_registry(__name__, "CODE")

@@ -3,22 +3,29 @@ difficulty bins and easy-medium-hard chains built from its pass rates.
 
     python generate.py --config configs/generate/synth.yaml [synth.seeds=1000 synth.teacher.engine.backend=openai ...]
 
-For each seed snippet (25-50 lines of real code), turn 1 asks the teacher for a problem in one
-environment's rules: `f`, k inputs and (induction) a message; the sandbox computes the outputs.
-The student answers M times, giving a pass rate p. Turns 2..T show the teacher only the previous
-problem, the student's summary (p, a solved and a failed answer) and a strategy chosen from p:
-p >= 0.65 harder, p == 0 easier, otherwise a variation at similar difficulty. Every turn's
-problem is filtered (format, execution, determinism, literal and diverse outputs, duplicates and
-near duplicates, never solved) and each rejection's reason is counted. Kept problems become
-records of their environment with meta.pass_rate, meta.bin (broad difficulty bin) and
-meta.synth (seed snippet, turn, strategy, parent). Then hard problems (chain-hard bin) are
+For each seed snippet (25-50 lines of real code, or a whole solution from a training run, see
+envs/code/snippets.py), turn 1 asks the teacher for a problem in one environment's rules: `f`,
+its inputs (induction k of them and a message; abduction and deduction one; fuzzing `pre_test_f`
+and `test_f` too) and the sandbox computes the outputs. The student answers M times, giving a pass
+rate p. Turns 2..T show the teacher only the previous problem, the student's summary (p, a solved
+and a failed answer) and a strategy chosen from p: p > 0.65 harder, p == 0 easier, otherwise a
+variation at similar difficulty. Every turn's problem is filtered (format, execution,
+determinism, literal and diverse outputs, duplicates and near duplicates, pass rate outside
+[0.01, 0.97]) and each rejection's reason is counted. Kept problems become records of their
+environment with meta.pass_rate, meta.bin (Table 3 bin), meta.chain_level (Appendix B bin; null
+outside those bins) and meta.synth (seed snippet, turn, strategy, parent). Then hard problems are
 walked down to a medium and an easy variant, each transition filtered on the target bin, and
-complete chains are written with meta.chain_level for the chain curricula.
+complete chains are written with meta.chain_level their position. `single_turn=true` instead asks
+for T independent first-turn problems per seed (the single-turn baseline of the yield study).
 
-Output (under `out`), per shard of `shard_size` seeds: synth-NNNNN.jsonl (kept records),
-chains-NNNNN.jsonl, trace-NNNNN.jsonl (one line per seed and turn: what happened and why) and
-stats-NNNNN.json, written last, which marks the shard done: re-running the same command skips
-done shards and rebuilds the duplicate index from their records.
+Output (under `out`):
+  problems/train-NNNNN.jsonl   kept problems: training records, nothing else (data: <out>/problems)
+  chains/train-NNNNN.jsonl     complete easy-medium-hard chains (data: <out>/chains)
+  disjoint/train-00000.jsonl   the disjoint-chains baseline: kept problems from seeds that are in no
+                               chain, matched level by level to the chains' pass-rate histogram
+  trace/trace-NNNNN.jsonl      one line per seed and turn: what happened and why
+  stats/stats-NNNNN.json       written last, marks the shard done: re-running the same command
+                               skips done shards and rebuilds the duplicate index from them
 
 This module's top level imports only configuration, so generate.py can import SynthConfig cheaply.
 """
@@ -37,6 +44,7 @@ from utils.config import field
 from utils.engine import EngineConfig
 
 ENVS = ("induction", "abduction", "deduction", "fuzzing")
+DATASETS = ("problems", "chains")  # per-shard record folders; disjoint/ is built from both at the end
 TEACHER_REPLAY, STUDENT_REPLAY = "tests/data/synth_teacher.jsonl", "tests/data/synth_student.jsonl"
 
 
@@ -59,17 +67,36 @@ class SynthConfig:
                             help="environments whose rules the teacher writes for, cycled over the seeds")
     turns: int = field(6, help="teacher turns per seed snippet (paper: 6)")
     samples: int = field(32, help="student answers per problem, M (paper: 32; 8 was too noisy)")
-    inputs: int = field(5, help="inputs the teacher writes per problem, k (paper: 5)")
+    inputs: Dict[str, int] = field(
+        {"induction": 5, "abduction": 1, "deduction": 1, "fuzzing": 5},
+        help="inputs the teacher writes per problem, per env. Induction k = 5 (code_rl Appendix F: '5 diverse "
+             "inputs'); abduction and deduction 1 (code_rl Table 1: 'Generates function f() and one input case'); "
+             "fuzzing: the paper's teacher writes no inputs, ours writes k and one of them must break test_f, which "
+             "gives the record a gold answer and rejects unexploitable bugs before the student's M samples are spent")
     shown: int = field(3, help="induction: input/output pairs the student sees, k' (the rest are hidden)")
-    harder_at: float = field(0.65, help="pass rate from which the next turn asks for a harder problem")
-    min_distinct_outputs: int = field(2, help="reject a problem whose outputs take fewer distinct values")
+    harder_at: float = field(0.65, help="pass rate above which (strictly) the next turn asks for a harder problem "
+                                        "(code_rl: 'increasing complexity if p > 0.65')")
+    keep_range: List[float] = field([0.01, 0.97], help="kept problems' pass-rate range, inclusive (code_rl: 'include "
+                                                        "all questions with pass rates between 0.01 and 0.97')")
+    single_turn: bool = field(False, help="the single-turn baseline (code_rl Sec. 4.2): `turns` independent first-turn "
+                                          "problems per seed, no student summary, no retry hint")
+    min_distinct_outputs: int = field(2, help="reject a problem whose outputs take fewer distinct values (envs with "
+                                              "more than one input)")
     near_duplicate: float = field(0.8, help="Jaccard similarity of token 5-grams above which a problem is a "
                                            "near duplicate of a kept one")
     corpus: str = field("stdlib", help="seed snippets: stdlib (this interpreter's standard library), a "
-                                       "directory of .py files, or hf:<dataset> (e.g. hf:bigcode/starcoderdata)")
+                                       "directory of .py files, hf:<dataset> (code_rl: hf:bigcode/starcoderdata with "
+                                       "corpus_data_dir=python), all windows of snippet_lines lines; or a .jsonl of "
+                                       "solutions (generate.py mode=seeds), each used whole")
     corpus_field: str = field("content", help="hf corpus: the text field")
     corpus_split: str = field("train", help="hf corpus: the split")
-    snippet_lines: List[int] = field([25, 50], help="snippet length range in lines")
+    corpus_data_dir: str = field("", help="hf corpus: the data directory (starcoderdata: python)")
+    corpus_rows: int = field(20000, help="hf corpus: rows streamed (shuffled by shard and buffer) and kept as the pool")
+    corpus_fallback: str = field("", help="if the hf corpus cannot be loaded (offline): '' stops the run, 'stdlib' "
+                                          "uses the standard library instead, says so on stderr and in each "
+                                          "record's meta.synth.snippet.corpus", choices=("", "stdlib"))
+    snippet_lines: List[int] = field([25, 50], help="window length range in lines (code_rl: 'randomly select 25-50 "
+                                                    "consecutive lines'); not applied to a .jsonl of solutions")
     teacher: RoleConfig = field(RoleConfig(), help="the teacher model and its sampling")
     student: RoleConfig = field(RoleConfig(EngineConfig(backend="replay", replay_path=STUDENT_REPLAY), max_tokens=2048),
                                 help="the student model and its sampling")
@@ -91,11 +118,18 @@ class SynthConfig:
                 yield f"envs.{i}", f"unknown environment {env!r}; one of {list(ENVS)}"
         if not self.envs:
             yield "envs", "at least one environment"
-        for key in ("seeds", "turns", "samples", "inputs", "shard_size", "chain_attempts"):
+        for key in ("seeds", "turns", "samples", "shard_size", "chain_attempts", "corpus_rows"):
             if getattr(self, key) < 1:
                 yield key, "must be >= 1"
-        if not 1 <= self.shown <= self.inputs:
-            yield "shown", "must be between 1 and inputs"
+        for env in ENVS:
+            if not isinstance(self.inputs.get(env), int) or self.inputs[env] < 1:
+                yield f"inputs.{env}", "an integer >= 1 is required"
+        if set(self.inputs) - set(ENVS):
+            yield "inputs", f"unknown environments {sorted(set(self.inputs) - set(ENVS))}"
+        if isinstance(self.inputs.get("induction"), int) and not 1 <= self.shown <= self.inputs["induction"]:
+            yield "shown", "must be between 1 and inputs.induction"
+        if len(self.keep_range) != 2 or not 0 <= self.keep_range[0] <= self.keep_range[1] <= 1:
+            yield "keep_range", "must be [low, high] with 0 <= low <= high <= 1"
         if len(self.snippet_lines) != 2 or not 1 <= self.snippet_lines[0] <= self.snippet_lines[1]:
             yield "snippet_lines", "must be [min, max] with 1 <= min <= max"
         for name, bins in (("bins", self.bins), ("chain_bins", self.chain_bins)):
@@ -109,8 +143,13 @@ class SynthConfig:
                 yield key, "must be in (0, 1]"
         if self.timeout_s <= 0 or self.memory_mb < 1:
             yield "timeout_s" if self.timeout_s <= 0 else "memory_mb", "must be > 0"
-        if self.corpus != "stdlib" and not self.corpus.startswith("hf:") and not Path(self.corpus).is_dir():
-            yield "corpus", f"{self.corpus!r} is not 'stdlib', 'hf:<dataset>' or a directory"
+        if self.corpus.endswith(".jsonl"):
+            if not Path(self.corpus).is_file():
+                yield "corpus", f"{self.corpus} does not exist (write it with generate.py mode=seeds)"
+            elif not Path(self.corpus).read_text(encoding="utf-8", errors="replace").strip():
+                yield "corpus", f"{self.corpus} holds no seeds (the training run solved nothing it logged)"
+        elif self.corpus != "stdlib" and not self.corpus.startswith("hf:") and not Path(self.corpus).is_dir():
+            yield "corpus", f"{self.corpus!r} is not 'stdlib', 'hf:<dataset>', a directory or a .jsonl file"
         for role in ("teacher", "student"):
             engine = getattr(self, role).engine
             if engine.backend == "replay" and not Path(engine.replay_path).is_file():
@@ -150,7 +189,8 @@ class Synthesizer:
         self.cfg, self.out, self.seed = cfg, Path(out), seed
         self.teacher, self.student = teacher, student
         self.dedupe = Dedupe(cfg.near_duplicate)
-        self.snippets = SnippetSource(cfg.corpus, cfg.corpus_field, cfg.corpus_split)
+        self.snippets = SnippetSource(cfg.corpus, cfg.corpus_field, cfg.corpus_split, data_dir=cfg.corpus_data_dir,
+                                      rows=cfg.corpus_rows, fallback=cfg.corpus_fallback)
         self.envs = {}
 
     # ------------------------------------------------------------ models
@@ -202,7 +242,9 @@ class Synthesizer:
         """Parse and filter a teacher answer: (problem, None) or (None, reason), the reason counted."""
         from envs.code import filters, teacher
 
-        problem, reason = teacher.parse(text or "", env, self.cfg.inputs)
+        problem, reason = teacher.parse(text or "", env, self.cfg.inputs[env])
+        if reason is None and env == "induction" and not problem.message:
+            stats["induction_without_message"] += 1  # evaluated all the same (code_rl Appendix F)
         if reason is None:
             problem, reason = filters.check(problem, env, self.cfg.min_distinct_outputs, self.cfg.timeout_s,
                                             self.cfg.memory_mb)
@@ -241,9 +283,14 @@ class Synthesizer:
         return results
 
     def keep(self, rec: dict, p: float, rid: str, extra: dict) -> dict:
+        """The record as training reads it: its Table 3 bin (meta.bin, the classic/reverse/uniform
+        curricula) and Appendix B level (meta.chain_level, the chain and single-level curricula),
+        each null when p is in none of its bins (such a record is never drawn by a curriculum on
+        that key)."""
         b = bin_of(p, self.cfg.bins)
         rec = dict(rec, id=rid, difficulty=list(self.cfg.bins).index(b) if b else -1)
-        rec["meta"] = {**rec["meta"], "pass_rate": p, "student_samples": self.cfg.samples, "bin": b, **extra}
+        rec["meta"] = {**rec["meta"], "pass_rate": p, "student_samples": self.cfg.samples, "bin": b,
+                       "chain_level": bin_of(p, self.cfg.chain_bins), **extra}
         return rec
 
     # ------------------------------------------------------------ a shard of seeds
@@ -260,12 +307,10 @@ class Synthesizer:
         for i in range(first, min(first + cfg.shard_size, cfg.seeds)):
             text, where = self.snippets.snippet(derive_seed(self.seed, "snippet", i), *cfg.snippet_lines)
             chains.append(Chain(i, cfg.envs[i % len(cfg.envs)], text, where))
+        low, high = cfg.keep_range
         for turn in range(1, cfg.turns + 1):
             alive = [c for c in chains if c.alive]
-            prompts = [chat(teacher.with_rejection(
-                teacher.first_prompt(c.env, c.snippet, cfg.inputs, cfg.shown) if c.previous is None else
-                teacher.next_prompt(c.env, c.previous, c.p, cfg.samples, c.solved, c.failed, c.strategy, cfg.inputs,
-                                    cfg.shown), c.rejected), teacher.SYSTEM) for c in alive]
+            prompts = [chat(self.turn_prompt(c), teacher.SYSTEM) for c in alive]
             answers = self.generate(self.teacher, cfg.teacher, prompts, 1,
                                     [derive_seed(self.seed, "teacher", c.index, turn) for c in alive], stats)
             candidates = []
@@ -276,6 +321,7 @@ class Synthesizer:
                     stats["skipped_seeds"] += 1
                     trace.append({**event, "outcome": "skipped:teacher_error"})
                     continue
+                stats["teacher_answers"] += 1
                 problem, reason = self.vet(ans[0], c.env, stats)
                 c.rejected = reason
                 if reason:
@@ -292,19 +338,32 @@ class Synthesizer:
                 rid = f"synth-{c.env}-{c.index:06d}-t{turn}"
                 meta = {"synth": {"seed": c.index, "snippet": c.where, "turn": turn, "strategy": event["strategy"],
                                   "parent": c.previous_id, "parent_pass_rate": c.p if c.previous else None}}
-                c.previous, c.previous_id, c.p, c.solved, c.failed = problem, rid, p, solved, failed
-                c.strategy = teacher.strategy_for(p, cfg.harder_at)
-                stats[f"next:{c.strategy}"] += 1
-                if p == 0:
-                    stats["rejected:unsolved"] += 1
-                    trace.append({**event, "outcome": "rejected:unsolved", "pass_rate": p, "next": c.strategy})
+                if not cfg.single_turn:  # the next turn builds on this problem, kept or not
+                    c.previous, c.previous_id, c.p, c.solved, c.failed = problem, rid, p, solved, failed
+                    c.strategy = teacher.strategy_for(p, cfg.harder_at)
+                    stats[f"next:{c.strategy}"] += 1
+                    event["next"] = c.strategy
+                if not low <= p <= high:
+                    reason = "unsolved" if p < low else "too_easy"
+                    stats[f"rejected:{reason}"] += 1
+                    trace.append({**event, "outcome": f"rejected:{reason}", "pass_rate": p})
                     continue
                 stats["kept"] += 1
                 kept.append((c.env, problem, self.keep(rec, p, rid, meta)))
-                trace.append({**event, "outcome": "kept", "pass_rate": p, "next": c.strategy})
+                trace.append({**event, "outcome": "kept", "pass_rate": p})
             bar.set_postfix(kept=stats["kept"], turn=f"{turn}/{cfg.turns}", refresh=True)
         chain_records = self.chains(kept, stats, trace, k) if cfg.chains else []
-        return {"records": [r for _, _, r in kept], "chains": chain_records, "trace": trace, "stats": dict(stats)}
+        return {"problems": [r for _, _, r in kept], "chains": chain_records, "trace": trace, "stats": dict(stats)}
+
+    def turn_prompt(self, c: Chain) -> str:
+        from envs.code import teacher
+
+        cfg, k = self.cfg, self.cfg.inputs[c.env]
+        if cfg.single_turn or c.previous is None:  # single-turn samples are independent: no retry hint either
+            prompt = teacher.first_prompt(c.env, c.snippet, k, cfg.shown)
+            return prompt if cfg.single_turn else teacher.with_rejection(prompt, c.rejected)
+        return teacher.with_rejection(teacher.next_prompt(c.env, c.previous, c.p, cfg.samples, c.solved, c.failed,
+                                                          c.strategy, k, cfg.shown), c.rejected)
 
     def chains(self, kept: list, stats: Counter, trace: list, k: int) -> list[dict]:
         """Walk each hard problem down to a medium and an easy variant, each landing in its chain bin."""
@@ -323,7 +382,7 @@ class Synthesizer:
                 if not todo:
                     break
                 prompts = [chat(teacher.easier_prompt(w[-1][0], w[-1][1], w[-1][2]["meta"]["pass_rate"], low, high,
-                                                      cfg.inputs, cfg.shown), teacher.SYSTEM) for w in todo]
+                                                      cfg.inputs[w[-1][0]], cfg.shown), teacher.SYSTEM) for w in todo]
                 seeds = [derive_seed(self.seed, "chain", w[0][2]["id"], level, attempt) for w in todo]
                 answers = self.generate(self.teacher, cfg.teacher, prompts, 1, seeds, stats)
                 vetted = []
@@ -382,26 +441,60 @@ class Synthesizer:
         totals, made, t0 = Counter(), 0, time.time()
         bar = tqdm(total=cfg.seeds, desc="synth", unit="seed", file=sys.stderr, disable=None)
         for k in range(n_shards):
-            paths = {name: out / f"{name}-{k:05d}.jsonl" for name in ("synth", "chains", "trace")}
-            stats_path = out / f"stats-{k:05d}.json"
+            paths = {name: out / name / f"train-{k:05d}.jsonl" for name in DATASETS}
+            paths["trace"] = out / "trace" / f"trace-{k:05d}.jsonl"
+            stats_path = out / "stats" / f"stats-{k:05d}.json"
             if stats_path.exists():  # done earlier: its problems still count for deduplication
-                for name in ("synth", "chains"):
+                for name in DATASETS:
                     for rec in read_jsonl(paths[name]):
                         self.dedupe.add(rec["meta"]["code"])
                 stats = json.loads(stats_path.read_text())
             else:
                 self.engines()
                 result = self.shard(k, bar)
-                for name, key in (("synth", "records"), ("chains", "chains"), ("trace", "trace")):
-                    write_jsonl(paths[name], result[key])
+                for name in (*DATASETS, "trace"):
+                    write_jsonl(paths[name], result[name])
                 stats = result["stats"]
                 atomic_write_text(stats_path, json.dumps(stats, indent=2, sort_keys=True) + "\n")
-                made += len(result["records"])
+                made += len(result["problems"])
             totals.update(stats)
             bar.update(min(cfg.shard_size, cfg.seeds - k * cfg.shard_size))
         bar.close()
-        return {"out": str(out), "seeds": cfg.seeds, "shards": n_shards, "counts": dict(sorted(totals.items())),
+        disjoint = write_disjoint(out, n_shards) if cfg.chains else None
+        return {"out": str(out), "seeds": cfg.seeds, "shards": n_shards, "single_turn": cfg.single_turn,
+                "counts": dict(sorted(totals.items())), "disjoint": disjoint,
                 "records_generated_now": made, "seconds": round(time.time() - t0, 2)}
+
+
+# ====================================================================== the disjoint-chains baseline
+
+
+def write_disjoint(out: Path, n_shards: int) -> dict:
+    """The disjoint-chains baseline (code_rl Sec. 4.2: 'disjoint easy-medium-hard problems that
+    share the same difficulty distribution as the chained data but are not derived from one
+    another ... matched by their empirical student pass-rate histograms'): for every chain level,
+    kept problems of that level (Appendix B bin) whose seed snippet started no chain ('drawn from
+    independent seeds'), as many as the chains hold, pass rate by pass rate. Written to
+    disjoint/train-00000.jsonl; returns per level how many were wanted, taken and matched exactly."""
+    from envs.code.data import match_histogram
+    from utils.records import read_jsonl, write_jsonl
+
+    def shard_files(name):
+        return [out / name / f"train-{k:05d}.jsonl" for k in range(n_shards)]
+
+    chains = [r["meta"] for f in shard_files("chains") for r in read_jsonl(f)]
+    chain_seeds = {m["synth"]["seed"] for m in chains}
+    report, chosen = {}, set()
+    for level in ("easy", "medium", "hard"):
+        targets = [m["pass_rate"] for m in chains if m["chain_level"] == level]
+        candidates = [(r["meta"]["pass_rate"], r["id"]) for f in shard_files("problems") for r in read_jsonl(f)
+                      if r["meta"].get("chain_level") == level and r["meta"]["synth"]["seed"] not in chain_seeds]
+        ids, exact = match_histogram(targets, candidates)
+        chosen.update(ids)
+        report[level] = {"wanted": len(targets), "taken": len(ids), "exact": exact}
+    write_jsonl(out / "disjoint" / "train-00000.jsonl",
+                (r for f in shard_files("problems") for r in read_jsonl(f) if r["id"] in chosen))
+    return report
 
 
 def synthesize(cfg: SynthConfig, out: str | Path, seed: int = 0, teacher=None, student=None) -> dict:
@@ -411,11 +504,19 @@ def synthesize(cfg: SynthConfig, out: str | Path, seed: int = 0, teacher=None, s
 
 def format_summary(s: dict) -> str:
     counts = s["counts"]
-    lines = [f"wrote {s['out']}/ ({s['shards']} shards, {s['seeds']} seed snippets)",
-             f"  kept {counts.get('kept', 0)} problems; chains complete {counts.get('chains_complete', 0)} "
-             f"of {counts.get('chains_started', 0)}; seeds skipped {counts.get('skipped_seeds', 0)}",
+    answers = counts.get("teacher_answers", 0)
+    lines = [f"wrote {s['out']}/ ({s['shards']} shards, {s['seeds']} seed snippets"
+             f"{', single-turn' if s.get('single_turn') else ''})",
+             f"  training records: {s['out']}/problems/ (kept), {s['out']}/chains/, {s['out']}/disjoint/",
+             f"  kept {counts.get('kept', 0)} problems of {answers} teacher answers (yield "
+             f"{counts.get('kept', 0) / answers if answers else 0:.3f}); chains complete "
+             f"{counts.get('chains_complete', 0)} of {counts.get('chains_started', 0)}; seeds skipped "
+             f"{counts.get('skipped_seeds', 0)}",
              f"  student answers {counts.get('student_answers', 0)}, unparsable (format) "
              f"{counts.get('student_unparsable', 0)}"]
     lines += [f"    {n:6d}  {k}" for k, n in counts.items() if k.startswith(("rejected:", "next:"))]
+    if s.get("disjoint"):
+        lines.append("  disjoint baseline (taken/wanted, exact pass-rate matches): " + ", ".join(
+            f"{level} {d['taken']}/{d['wanted']} ({d['exact']} exact)" for level, d in s["disjoint"].items()))
     lines.append(f"generated {s['records_generated_now']} records now in {s['seconds']} s")
     return "\n".join(lines)

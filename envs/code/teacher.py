@@ -20,9 +20,10 @@ ENV_RULES = {
     "induction": ("The student sees your message and {shown} of the {k} input/output pairs of `f`, and must write `f` "
                   "itself; its code is then run on all {k} inputs. So the message should hint at what `f` does "
                   "without giving it away, and the inputs should pin the behaviour down."),
-    "abduction": "The student sees the code of `f` and one of its outputs, and must find an input that produces it.",
-    "deduction": "The student sees the code of `f` and one of your inputs, and must work out the output without "
-                 "running the code.",
+    "abduction": "The student sees the code of `f` and its output on your input, and must find an input that "
+                 "produces that output.",
+    "deduction": "The student sees the code of `f` and your input, and must work out the output without running "
+                 "the code.",
     "fuzzing": ("Besides `f`, write `pre_test_f(...)`, returning True for the inputs `f` is meant to handle, and "
                 "`test_f(...)`, a test that calls `f` and returns True when its result is right; both take the same "
                 "arguments as `f`. `f` must have a subtle bug: `test_f` returns False for some valid inputs, and at "
@@ -44,8 +45,7 @@ STRATEGIES = {  # code-RL paper, Sec. 3: the next turn's instruction, chosen fro
 # results: when the teacher's last answer was rejected, the retry says why, so that a retry is not
 # a blind re-draw (and a deterministic teacher does not repeat itself).
 REJECTIONS = {
-    "format": "it did not have the requested blocks (code defining the functions, the inputs as literals, and "
-              "for induction a message)",
+    "format": "it did not have the requested blocks (code defining the functions and the inputs as literals)",
     "execution": "running f on the inputs raised an error or took too long",
     "output_not_literal": "an output of f was not a Python literal",
     "nondeterministic": "f gave different outputs on two runs",
@@ -63,20 +63,23 @@ def with_rejection(prompt: str, reason: str | None) -> str:
 
 
 def strategy_for(p: float, harder_at: float = 0.65) -> str:
-    return "harder" if p >= harder_at else "easier" if p == 0 else "vary"
+    """code_rl: 'increasing complexity if p > 0.65, or decreasing complexity if p = 0' (strict)."""
+    return "harder" if p > harder_at else "easier" if p == 0 else "vary"
 
 
 def _format(env: str, k: int) -> str:
     functions = "`f`, `pre_test_f` and `test_f`" if env == "fuzzing" else "the function `f`"
     message = ("\nand one block with one or two sentences for the student:\n" + fence("message", "...")
                if env == "induction" else "")
+    choose = (f"Choose {k} inputs that exercise different behaviours, so that the outputs differ." if k > 1 else
+              "Choose one input that makes the task interesting.")
+    blocks = f"{k} blocks, one per input" if k > 1 else "one block holding the input"
     return (f"Requirements: {functions} in pure Python 3 using only the standard library; deterministic (no "
             f"randomness, time or hashing of objects); no input/output or files; each call well under a second. "
             f"Inputs are the arguments of one call written as Python literals, and `f` returns a literal value "
-            f"(numbers, strings, booleans, None, and lists, tuples, dicts or sets of them). Choose {k} inputs that "
-            f"exercise different behaviours, so that the outputs differ.\n\nAnswer with one block holding the code:\n"
-            f"{fence('python', 'def f(...):' + chr(10) + '    ...')}\nthen {k} blocks, one per input, for example:\n"
-            f"{fence('input', '[3, 1, 2], 2')}{message}")
+            f"(numbers, strings, booleans, None, and lists, tuples, dicts or sets of them). {choose}\n\n"
+            f"Answer with one block holding the code:\n{fence('python', 'def f(...):' + chr(10) + '    ...')}\n"
+            f"then {blocks}, for example:\n{fence('input', '[3, 1, 2], 2')}{message}")
 
 
 def _rules(env: str, k: int, shown: int) -> str:
@@ -88,9 +91,14 @@ def first_prompt(env: str, snippet: str, k: int, shown: int) -> str:
             f"{fence('python', snippet)}\n\n{_format(env, k)}")
 
 
+# code_rl Appendix F: a turn-1 induction problem without a message was still given to the student,
+# and the next turn's prompt said so in these words.
+NO_MESSAGE = "No message found! Make sure to correctly format the message."
+
+
 def render(problem: Problem, env: str) -> str:
     cases = "\n".join(f"f({c['input']}) == {c['output']}" for c in problem.cases)
-    message = f"\nMessage: {problem.message}" if env == "induction" else ""
+    message = f"\nMessage: {problem.message or NO_MESSAGE}" if env == "induction" else ""
     return f"{fence('python', problem.full_code())}\nInputs and outputs:\n{cases}{message}"
 
 
@@ -118,7 +126,8 @@ def easier_prompt(env: str, problem: Problem, p: float, low: float, high: float,
 
 
 def parse(text: str, env: str, k: int) -> tuple[Problem | None, str | None]:
-    """The teacher's answer as a Problem (outputs still to compute), or (None, "format")."""
+    """The teacher's answer as a Problem (outputs still to compute), or (None, "format"). Extra
+    inputs beyond k are ignored; an induction answer without a message keeps message ''."""
     code = last_block(text, "python")
     if code is None or not code.strip() or len(code) > MAX_CODE_CHARS:
         return None, "format"
@@ -135,6 +144,6 @@ def parse(text: str, env: str, k: int) -> tuple[Problem | None, str | None]:
         if args is not None and render_args(args) not in inputs:
             inputs.append(render_args(args))
     message = (last_block(text, "message") or "").strip()
-    if len(inputs) < k or (env == "induction" and not message):
+    if len(inputs) < k:  # an induction problem without a message is evaluated, not rejected (Appendix F)
         return None, "format"
     return Problem(code=code.strip("\n") + "\n", cases=[{"input": i} for i in inputs[:k]], message=message), None

@@ -41,6 +41,16 @@ class Counter:
             raise TimeLimit
 
 
+class Uncounted:
+    """A counter that counts nothing: for samplers that reuse a mapper to build an input."""
+
+    def tick(self, n: int = 1) -> None:
+        pass
+
+
+UNCOUNTED = Uncounted()
+
+
 @dataclass(frozen=True)
 class Brick:
     name: str

@@ -3,8 +3,9 @@
 A candidate extension is rejected, with one reason counted, on: an exception, a timeout (2 s), more
 than 400 atomic steps along the whole path, no output (None or empty), a value of the wrong type,
 or a degenerate output: one that repeats an earlier state of the path or a sibling's output,
-equals 0 or 1, is an integer above 500 in absolute value, has length above 100 (grids: cells),
-or is a string of one repeated character. Paths shorter than 2 are rejected by the search.
+equals 0 or 1, is an integer above 500 in absolute value, has length above 100 (grids: cells;
+graphs: nodes plus edges), is a string of one repeated character, or is a graph with fewer than
+2 nodes or no edge. Paths shorter than 2 are rejected by the search.
 
 Timeouts: bricks are our own Python, so instead of a process per call (milliseconds each) the
 step counter checks the wall clock on every tick and stops a brick past its deadline; a brick
@@ -66,6 +67,11 @@ def degenerate(value: Any) -> str | None:
             return "too_long"
         if t is str and value.count(value[0]) == len(value):
             return "one_char"
+    elif t is dict:  # a graph-like value (types.GRAPH_TYPES)
+        if value["n"] < 2 or not value["edges"]:
+            return "no_output"
+        if value["n"] + len(value["edges"]) > MAX_LEN:
+            return "too_long"
     return None
 
 

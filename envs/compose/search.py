@@ -48,22 +48,30 @@ class Pool:
 
     def __init__(self, bricks: list[Brick], limits: Limits = Limits()):
         self.bricks = {b.name: b for b in bricks}
+        self.known = self.bricks  # the bricks records may name: the pool's, and (RacesEnv) the registry's
         self.links = [b for b in bricks if b.y != BOOL]
         self.predicates = [b for b in bricks if b.y == BOOL]
         self.limits = limits
+        self.endo = [b for b in self.links if b.x == b.y]
         self.by_input: dict[str, list[Brick]] = {}
         for b in self.links:
             self.by_input.setdefault(b.x, []).append(b)
         if not self.links:
             raise ValueError("a pool needs at least one brick whose output is not bool")
 
+    def brick(self, name: str) -> Brick:
+        """A brick by name; KeyError if neither the pool nor what it knows has it."""
+        return self.bricks[name] if name in self.bricks else self.known[name]
+
     def walk(self, rng: random.Random, size: int, begin: Chain | None = None, end_type: str | None = None,
-             endo: bool = False, tries: int = 100) -> Chain | None:
+             endo: bool = False, tries: int = 100, stay: float = 0.0) -> Chain | None:
         """A random valid chain of `size` more steps (from `begin`, or from a sampled input of a random
-        first brick), ending in end_type (endo: in its own input type); None if tries run out."""
+        first brick), ending in end_type (endo: in its own input type); None if tries run out.
+        stay: the chance that a step is drawn among type-preserving bricks (X -> X) where there are
+        any, so that its steps can be reordered (SORT)."""
         for _ in range(tries):
             if begin is None:
-                first = rng.choice(self.links)
+                first = rng.choice(self.links if rng.random() >= stay else self.endo or self.links)
                 chain, firsts = start(first.sample(rng), first.x), [first]
             else:
                 chain, firsts = begin, None
@@ -72,6 +80,8 @@ class Pool:
                 options = firsts if depth == 0 and firsts else self.by_input.get(chain.types[-1], [])
                 if depth == size - 1 and target is not None:
                     options = [b for b in options if b.y == target]
+                if stay and rng.random() < stay:
+                    options = [b for b in options if b.y == b.x] or options
                 for b in rng.sample(options, len(options)):
                     grown = grow(b, chain, [], self.limits)
                     if type(grown) is not str:

@@ -1,14 +1,20 @@
-"""Adaptive difficulty (RLVE paper, Algorithm 1): each environment's difficulty window [l, h]
-rises with the policy.
+"""Adaptive difficulty (RLVE paper, Algorithm 1; rlve line 31): each environment's difficulty
+window [l, h] rises with the policy.
 
-    ctrl = AdaptiveDifficulty(envs.gym.GYM, rollouts_per_problem=8)
+    ctrl = AdaptiveDifficulty(env_names, rollouts_per_problem=8)
     name, d = ctrl.sample(rng)               # env uniformly (or by weight), d uniformly in [l, h]
-    ... generate a problem, roll out ...
-    ctrl.update(name, d, reward.correct)     # once per rollout
+    ... generate the batch's problems, roll them out ...
+    for each rollout: ctrl.update(name, d, reward.correct)
+    ctrl.end_batch()                         # once the whole batch is in: judge, maybe raise h
 
-Only rollouts at the frontier (d == h) count. Once min_samples_factor * rollouts_per_problem of
-them have been seen, h rises by one if their accuracy is at least tau_acc, and l follows so that
-the window keeps at most `window` difficulties; the counters reset either way.
+Only rollouts at the frontier (d == h) count. After a batch, an env whose frontier count has
+reached min_samples_factor * rollouts_per_problem is judged: h rises by one if the accuracy over
+those rollouts is at least tau_acc, and l follows so that the window keeps at most `window`
+difficulties; its counters reset either way. Judging after the whole batch, not at the moment
+the threshold-th rollout arrives, is what the official implementation does (RLVEManager.update
+in github.com/Zhiyuan-Zeng/RLVE, tinker-cookbook/.../rlve/procgen_env.py: it adds up every
+sample of the batch, then checks each environment); every frontier rollout of the batch counts,
+including those beyond the threshold.
 """
 from __future__ import annotations
 
@@ -39,7 +45,7 @@ class AdaptiveDifficulty:
         self.rollouts_per_problem, self.tau_acc = rollouts_per_problem, tau_acc
         self.min_samples_factor, self.window = min_samples_factor, window
         self.windows = {n: [0, 0] for n in self.env_names}  # [l, h]
-        self.counts = {n: [0, 0] for n in self.env_names}  # [correct, seen] at d == h
+        self.counts = {n: [0, 0] for n in self.env_names}  # [correct, seen] at d == h since the last judgement
         self.rng = random.Random(seed)  # used by sample() when the caller passes no rng
 
     def sample(self, rng: random.Random | None = None) -> tuple[str, int]:
@@ -52,16 +58,31 @@ class AdaptiveDifficulty:
         return name, rng.randint(low, high)
 
     def update(self, env_name: str, difficulty: int, correct: bool) -> None:
-        window, counts = self.windows[env_name], self.counts[env_name]
-        if difficulty != window[1]:
+        """Record one rollout (counted only at the frontier d == h); end_batch() judges."""
+        if difficulty != self.windows[env_name][1]:
             return
+        counts = self.counts[env_name]
         counts[0] += bool(correct)
         counts[1] += 1
-        if counts[1] >= self.min_samples_factor * self.rollouts_per_problem:
-            if counts[0] >= self.tau_acc * counts[1]:
-                window[1] += 1
-                window[0] = max(window[0], window[1] - self.window + 1)
-            counts[0] = counts[1] = 0
+
+    def end_batch(self) -> dict[str, int]:
+        """Judge every env with enough frontier rollouts; returns {env: new h} for those that rose."""
+        raised = {}
+        for name in self.env_names:
+            window, counts = self.windows[name], self.counts[name]
+            if counts[1] >= self.min_samples_factor * self.rollouts_per_problem:
+                if counts[0] >= self.tau_acc * counts[1]:
+                    window[1] += 1
+                    window[0] = max(window[0], window[1] - self.window + 1)
+                    raised[name] = window[1]
+                counts[0] = counts[1] = 0
+        return raised
+
+    def update_batch(self, results: Iterable[tuple[str, int, bool]]) -> dict[str, int]:
+        """update() for each (env, difficulty, correct) of one whole batch, then end_batch()."""
+        for name, difficulty, correct in results:
+            self.update(name, difficulty, correct)
+        return self.end_batch()
 
     def max_difficulty(self, env_name: str) -> int:
         return self.windows[env_name][1]

@@ -4,6 +4,9 @@ factorisation into linear factors, determinants. All arithmetic is exact (int / 
 from __future__ import annotations
 
 from collections import Counter
+import math
+
+from envs.compose.samplers import ints_of, matrix_of
 
 from envs.gym.base import GymEnv, Retry, ask, int_list, one_int
 
@@ -99,6 +102,33 @@ class PolynomialInterpolation(GymEnv):
     name = "polynomial_interpolation"
     category = "math"
 
+    brick_io = ("list[int]", "list[int]")
+    brick_text = ("Read the list as the values P(0), P(1), ..., P(k) of a polynomial of degree at most k; give its "
+                  "coefficients from the highest power down, leading zeros dropped (no output unless all are integers).")
+
+    def brick_input(self, rng, difficulty):
+        coeffs = ints_of(rng, self.size(difficulty) + 1, -3, 3)
+        return [_eval(coeffs, x) for x in range(len(coeffs))]
+
+    def brick_apply(self, ys, counter):
+        k = len(ys) - 1
+        counter.tick((k + 1) ** 2)
+        fact = math.factorial(k)  # k! * P = sum of (k-th differences at 0) * (k!/j!) * x(x-1)...(x-j+1)
+        total, falling, diffs = [0] * (k + 1), [1], list(ys)  # coefficients lowest power first
+        for j in range(k + 1):
+            scale = diffs[0] * (fact // math.factorial(j))
+            for i, c in enumerate(falling):
+                total[i] += scale * c
+            diffs = [b - a for a, b in zip(diffs, diffs[1:])]
+            falling = [(falling[i - 1] if i else 0) - j * (falling[i] if i < len(falling) else 0)
+                       for i in range(len(falling) + 1)]
+        if any(c % fact for c in total):
+            return None
+        coeffs = [c // fact for c in total]
+        while len(coeffs) > 1 and coeffs[-1] == 0:
+            coeffs.pop()
+        return coeffs[::-1]
+
     def size(self, difficulty):
         return difficulty + 1
 
@@ -166,6 +196,16 @@ class MatrixDeterminant(GymEnv):
 
     name = "matrix_determinant"
     category = "math"
+
+    brick_io = ("matrix", "int")
+    brick_text = "The determinant of the matrix."
+
+    def brick_input(self, rng, difficulty):
+        return matrix_of(rng, self.size(difficulty), 5)
+
+    def brick_apply(self, m, counter):
+        counter.tick(len(m) ** 3)
+        return determinant(m)
 
     def size(self, difficulty):
         return difficulty // 2 + 2

@@ -9,6 +9,7 @@ import bisect
 import random
 
 from envs.gym.base import GymEnv, Retry, ask, int_list, one_int, ratio
+from envs.compose.samplers import ints_of, perm_of, word_of
 
 LETTERS = "ABCD"
 
@@ -69,6 +70,16 @@ class LongestIncreasingSubsequence(GymEnv):
     name = "longest_increasing_subsequence"
     category = "algorithms"
 
+    brick_io = ("list[int]", "int")
+    brick_text = "The length of a longest strictly increasing subsequence."
+
+    def brick_input(self, rng, difficulty):
+        return ints_of(rng, self.size(difficulty), 0, 20)
+
+    def brick_apply(self, a, counter):
+        counter.tick(len(a) * max(1, len(a).bit_length()))  # patience sorting: a binary search per element
+        return lis_length(a)
+
     def size(self, difficulty):
         return difficulty + 6
 
@@ -108,6 +119,22 @@ def lcs_table(s: str, t: str) -> list[list[int]]:
     return f
 
 
+def lcs_string(s: str, t: str) -> str:
+    """One longest common subsequence: the table walk from the front, skipping in s on ties."""
+    f = lcs_table(s, t)
+    i = j = 0
+    out = []
+    while i < len(s) and j < len(t):
+        if s[i] == t[j]:
+            out.append(s[i])
+            i, j = i + 1, j + 1
+        elif f[i + 1][j] >= f[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return "".join(out)
+
+
 class LongestCommonSubsequence(GymEnv):
     """Longest common subsequence of two strings over ABCD (classical algorithms).
     d: both strings have length d + 5.
@@ -117,26 +144,30 @@ class LongestCommonSubsequence(GymEnv):
     name = "longest_common_subsequence"
     category = "algorithms"
 
+    brick_io = ("list[str]", "str")
+    brick_text = ("A longest common subsequence of the first two strings, read off the LCS table from the front: take "
+                  "the next character when both strings have it next, else skip one character of the first string "
+                  "if that keeps the best length, else one of the second (no output if they share no character).")
+
+    def brick_input(self, rng, difficulty):
+        return [word_of(rng, self.size(difficulty), "abcd") for _ in range(2)]
+
+    def brick_apply(self, ws, counter):
+        if len(ws) < 2:
+            return None
+        counter.tick((len(ws[0]) + 1) * (len(ws[1]) + 1))
+        return lcs_string(ws[0], ws[1]) or None
+
     def size(self, difficulty):
         return difficulty + 5
 
     def build(self, rng, difficulty):
         n = self.size(difficulty)
         s, t = _random_string(rng, n, LETTERS), _random_string(rng, n, LETTERS)
-        f = lcs_table(s, t)
-        if f[0][0] == 0:
+        gold = lcs_string(s, t)
+        if not gold:
             raise Retry
-        i = j = 0
-        out = []
-        while i < len(s) and j < len(t):
-            if s[i] == t[j]:
-                out.append(s[i])
-                i, j = i + 1, j + 1
-            elif f[i + 1][j] >= f[i][j + 1]:
-                i += 1
-            else:
-                j += 1
-        return {"s": s, "t": t, "optimum": f[0][0]}, "".join(out)
+        return {"s": s, "t": t, "optimum": len(gold)}, gold
 
     def prompt(self, problem):
         return ask(f"String S = {problem['s']}\nString T = {problem['t']}\n\n"
@@ -168,6 +199,19 @@ class EditDistance(GymEnv):
 
     name = "edit_distance"
     category = "algorithms"
+
+    brick_io = ("list[str]", "int")
+    brick_text = ("The edit distance of the first two strings: the fewest single-character insertions, deletions and "
+                  "substitutions that turn the first into the second.")
+
+    def brick_input(self, rng, difficulty):
+        return [word_of(rng, self.size(difficulty), "abcd"), word_of(rng, self.size(difficulty), "abcd")]
+
+    def brick_apply(self, ws, counter):
+        if len(ws) < 2:
+            return None
+        counter.tick((len(ws[0]) + 1) * (len(ws[1]) + 1))
+        return edit_distance(ws[0], ws[1])
 
     def size(self, difficulty):
         return difficulty + 4
@@ -207,6 +251,22 @@ class MaxSubarraySum(GymEnv):
     name = "max_subarray_sum"
     category = "algorithms"
 
+    brick_io = ("list[int]", "int")
+    brick_text = "The largest sum of a non-empty contiguous run of the numbers."
+
+    def brick_input(self, rng, difficulty):
+        return ints_of(rng, self.size(difficulty), -20, 20)
+
+    def brick_apply(self, a, counter):
+        if not a:
+            return None
+        counter.tick(len(a))
+        best = cur = a[0]
+        for v in a[1:]:  # Kadane
+            cur = max(v, cur + v)
+            best = max(best, cur)
+        return best
+
     def size(self, difficulty):
         return difficulty + 6
 
@@ -243,6 +303,16 @@ class InversionCount(GymEnv):
     name = "inversion_count"
     category = "competition"
 
+    brick_io = ("list[int]", "int")
+    brick_text = "Count the pairs of positions i < j whose numbers are in decreasing order (a[i] > a[j])."
+
+    def brick_input(self, rng, difficulty):
+        return perm_of(rng, self.size(difficulty))
+
+    def brick_apply(self, a, counter):
+        counter.tick(len(a) * (len(a) - 1) // 2)
+        return sum(a[i] > a[j] for i in range(len(a)) for j in range(i + 1, len(a)))
+
     def size(self, difficulty):
         return 2 * difficulty + 6
 
@@ -267,6 +337,18 @@ class LongestPalindromicSubsequence(GymEnv):
 
     name = "longest_palindromic_subsequence"
     category = "algorithms"
+
+    brick_io = ("str", "str")
+    brick_text = ("A longest palindromic subsequence, read off the interval table from both ends: keep the two end "
+                  "characters when equal, else drop the end whose removal keeps the longer answer (the left end on "
+                  "ties), and a middle character when the ends meet.")
+
+    def brick_input(self, rng, difficulty):
+        return word_of(rng, self.size(difficulty), "abc")
+
+    def brick_apply(self, s, counter):
+        counter.tick(len(s) * len(s))
+        return _palindrome(s)
 
     def size(self, difficulty):
         return difficulty + 6

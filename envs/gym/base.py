@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any, ClassVar
 
@@ -160,6 +161,25 @@ def to_float(token: str) -> float:
     return x
 
 
+def to_fraction(token: str) -> Fraction:
+    """An exact rational: an integer, a decimal (12.5, -0.25) or a fraction p/q of integers."""
+    token = token.strip()
+    if "/" in token:
+        num, _, den = token.partition("/")
+        p, q = to_int(num.strip()), to_int(den.strip())
+        if q == 0:
+            raise ValueError("zero denominator")
+        return Fraction(p, q)
+    if "." in token:
+        whole, _, frac = token.partition(".")
+        sign = -1 if whole.startswith("-") else 1
+        whole = whole.lstrip("+-")
+        if not (whole + frac) or not (whole + frac).isdigit() or not token.isascii() or len(token) > 4000:
+            raise ValueError(f"not a decimal: {token[:20]!r}")
+        return sign * (int(whole or "0") + Fraction(int(frac or "0"), 10 ** len(frac)))
+    return Fraction(to_int(token))
+
+
 def tokens(answer: str) -> list[str]:
     """Whitespace- or comma-separated tokens."""
     return answer.replace(",", " ").split()
@@ -205,17 +225,82 @@ def index_set(answer: str, n: int, base: int = 0) -> list[int] | None:
 
 # ------------------------------------------------------------------ rewards
 
-def ratio(x: float, y: float, power: float) -> float:
-    """(min(x, y) / max(x, y)) ** power for non-negative x, y; 1 when both are 0."""
+BELOW_ONE = math.nextafter(1.0, 0.0)  # the largest reward short of full marks
+
+
+def ratio(x: int, y: int, power: float) -> float:
+    """(min(x, y) / max(x, y)) ** power for non-negative integers x, y; 1 when x == y (both 0
+    included), and below 1 whenever x != y. Equality is tested on the integers themselves: above
+    2**53 the float quotient of y and y + 1 rounds to 1.0, so without the cap an off-by-one count
+    scored full marks and counted as correct."""
     if x < 0 or y < 0:
         return 0.0
     if x == y:
         return 1.0
-    return (min(x, y) / max(x, y)) ** power
+    return min(BELOW_ONE, (min(x, y) / max(x, y)) ** power)  # int / int is correctly rounded
 
 
 def exact(value: Any, gold: Any) -> float:
     return 1.0 if value == gold else 0.0
+
+
+def share(hits: int, total: int, power: float) -> float:
+    """(hits / total) ** power for 0 <= hits <= total, exactly 1 only when hits == total (a
+    partial-credit reward that never rounds a miss up to full marks)."""
+    if hits >= total:
+        return 1.0
+    return min(BELOW_ONE, (max(hits, 0) / total) ** power)
+
+
+def matches(got: list, gold: list, power: float = 5) -> float:
+    """Positions where got equals gold, as share(); -0.5 for a list of the wrong length."""
+    if len(got) != len(gold):
+        return -0.5
+    return share(sum(a == b for a, b in zip(got, gold)), len(gold), power) if gold else 1.0
+
+
+def jaccard(got: set, gold: set, power: float = 5) -> float:
+    """|got & gold| / |got | gold| as share(): 1 only for the same set."""
+    union = len(got | gold)
+    return share(len(got & gold), union, power) if union else 1.0
+
+
+# ------------------------------------------------------------------ shared answer kinds
+
+COUNT_FORMAT = "Give the count as one integer (exact, no modulus), e.g. <answer>42</answer>."
+INT_FORMAT = "Give one integer, e.g. <answer>42</answer>."
+
+
+class CountEnv(GymEnv):
+    """Reward for a count answer (the RLVE paper's counting environments, rlve line 43): -1
+    unparsable or negative, else (min(x, y) / max(x, y))^10 with y = problem["count"], compared
+    exactly (ratio())."""
+
+    category = "competition"
+
+    def reward(self, problem, answer):
+        x = one_int(answer)
+        return -1.0 if x < 0 else ratio(x, problem["count"], 10)
+
+
+class IntEnv(GymEnv):
+    """Reward for a value that has one right integer: -1 unparsable, 1 if it equals
+    problem["value"], else 0."""
+
+    def reward(self, problem, answer):
+        return 1.0 if one_int(answer) == problem["value"] else 0.0
+
+
+class _Uncounted:
+    """The counter brick_apply gets when an env computes its own gold answer: no limit."""
+
+    steps = 0
+
+    def tick(self, n: int = 1) -> None:
+        pass
+
+
+UNCOUNTED = _Uncounted()
 
 
 def lines(rows: list[list[Any]]) -> str:

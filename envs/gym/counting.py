@@ -8,19 +8,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from envs.gym.base import GymEnv, Retry, ask, int_list, one_int, ratio
+from envs.compose.samplers import bitgrid_of, ints_of
+from envs.gym.base import COUNT_FORMAT, CountEnv, GymEnv, Retry, ask, int_list, one_int
 
-COUNT_FORMAT = "Give the count as one integer (exact, no modulus), e.g. <answer>42</answer>."
-
-
-class _CountEnv(GymEnv):
-    """Reward for a count answer: -1 unparsable or negative, else (min(x, y) / max(x, y))^10."""
-
-    category = "competition"
-
-    def reward(self, problem, answer):
-        x = one_int(answer)
-        return -1.0 if x < 0 else ratio(x, problem["count"], 10)
+_CountEnv = CountEnv
 
 
 @lru_cache(maxsize=4)
@@ -95,6 +86,24 @@ class GridPathCounting(_CountEnv):
 
     name = "grid_path_counting"
 
+    brick_io = ("grid[bit]", "int")
+    brick_text = ("Count the paths from the top-left to the bottom-right cell that move only right or down through "
+                  "0-cells (1 is blocked).")
+
+    def brick_input(self, rng, difficulty):
+        grid = bitgrid_of(rng, self.size(difficulty), self.size(difficulty), 0.2)
+        grid[0][0] = grid[-1][-1] = 0
+        return grid
+
+    def brick_apply(self, g, counter):
+        counter.tick(len(g) * len(g[0]))
+        ways = [[0] * len(g[0]) for _ in g]
+        for r, row in enumerate(g):
+            for c, cell in enumerate(row):
+                if not cell:
+                    ways[r][c] = 1 if r == c == 0 else (ways[r - 1][c] if r else 0) + (ways[r][c - 1] if c else 0)
+        return ways[-1][-1]
+
     def size(self, difficulty):
         return difficulty + 3
 
@@ -123,6 +132,22 @@ class CoinChangeWays(_CountEnv):
 
     name = "coin_change_ways"
 
+    brick_io = ("list[int]", "int")
+    brick_text = ("Count the ways to pay exactly 20 with coins whose values are the list's distinct numbers from 1 to "
+                  "20 (unlimited supply of each; the order of coins does not matter).")
+
+    def brick_input(self, rng, difficulty):
+        return ints_of(rng, difficulty // 2 + 2, 1, 3 * (difficulty + 2))
+
+    def brick_apply(self, xs, counter):
+        coins = sorted({v for v in xs if 1 <= v <= 20})
+        counter.tick(21 * len(coins))
+        ways = [1] + [0] * 20
+        for c in coins:
+            for a in range(c, 21):
+                ways[a] += ways[a - c]
+        return ways[20]
+
     def size(self, difficulty):
         return 10 * (difficulty + 2)
 
@@ -148,6 +173,24 @@ class IntegerPartitionCount(_CountEnv):
     d: n = 2d + 6, k uniform in [2, n]."""
 
     name = "integer_partition_count"
+
+    brick_io = ("tuple[int,int]", "int")
+    brick_text = ("For the pair (n, k): the number of ways to write n as a sum of positive parts each at most k, order "
+                  "ignored (no output unless 0 <= n <= 100 and k >= 1).")
+
+    def brick_input(self, rng, difficulty):
+        return self.size(difficulty), rng.randint(2, self.size(difficulty))
+
+    def brick_apply(self, p, counter):
+        n, k = p
+        if not (0 <= n <= 100 and k >= 1):
+            return None
+        counter.tick(min(n, k) * (n + 1))
+        ways = [1] + [0] * n
+        for part in range(1, min(n, k) + 1):
+            for a in range(part, n + 1):
+                ways[a] += ways[a - part]
+        return ways[n]
 
     def size(self, difficulty):
         return 2 * difficulty + 6
@@ -207,6 +250,23 @@ class StirlingSecondKind(_CountEnv):
 
     name = "stirling_second_kind"
 
+    brick_io = ("tuple[int,int]", "int")
+    brick_text = ("For the pair (n, k): the number of ways to split n labelled items into k non-empty unlabelled groups "
+                  "(no output unless 0 <= k <= n <= 30).")
+
+    def brick_input(self, rng, difficulty):
+        return self.size(difficulty), rng.randint(2, self.size(difficulty) - 1)
+
+    def brick_apply(self, p, counter):
+        n, k = p
+        if not 0 <= k <= n <= 30:
+            return None
+        counter.tick(n * (k + 1))
+        row = [1] + [0] * k  # S(0, j)
+        for _ in range(n):
+            row = [0] + [j * row[j] + row[j - 1] for j in range(1, k + 1)]
+        return row[k]
+
     def size(self, difficulty):
         return difficulty + 4
 
@@ -229,6 +289,21 @@ class DigitSumCounting(_CountEnv):
     """Integers in [1, N] with a given digit sum (competition digit DP). d: N has d + 2 digits."""
 
     name = "digit_sum_counting"
+
+    brick_io = ("tuple[int,int]", "int")
+    brick_text = ("For the pair (n, s): how many integers x with 1 <= x <= n have decimal digits adding up to s (no "
+                  "output unless n >= 1 and 1 <= s <= 200).")
+
+    def brick_input(self, rng, difficulty):
+        digits = self.size(difficulty)
+        return rng.randint(10 ** (digits - 1), 10 ** digits - 1), rng.randint(2, max(2, 9 * digits // 2))
+
+    def brick_apply(self, p, counter):
+        n, s = p
+        if n < 1 or not 1 <= s <= 200:
+            return None
+        counter.tick(10 * len(str(n)) * (s + 1))  # the digit table: 10 choices per digit and partial sum
+        return _digit_sum_count(n, s)
 
     def size(self, difficulty):
         return difficulty + 2
@@ -272,6 +347,23 @@ class Josephus(GymEnv):
     name = "josephus"
     category = "competition"
 
+    brick_io = ("tuple[int,int]", "int")
+    brick_text = ("For the pair (n, k): n people numbered 1..n stand in a circle; counting from person 1, every k-th "
+                  "person leaves; the number of the last one left (no output unless n >= 1 and k >= 1).")
+
+    def brick_input(self, rng, difficulty):
+        return self.size(difficulty), rng.randint(2, self.size(difficulty))
+
+    def brick_apply(self, p, counter):
+        n, k = p
+        if n < 1 or k < 1:
+            return None
+        counter.tick(n)
+        last = 0
+        for m in range(2, n + 1):
+            last = (last + k) % m
+        return last + 1
+
     def size(self, difficulty):
         return 3 * difficulty + 5
 
@@ -301,6 +393,23 @@ class NimWinningMove(GymEnv):
 
     name = "nim_winning_move"
     category = "competition"
+
+    brick_io = ("list[int]", "tuple[int,int]")
+    brick_text = ("Read the numbers as Nim heaps: the winning move on the first heap where one exists, as (heap index "
+                  "from 0, stones left in it); no output if the heaps' XOR is 0 or a heap is negative.")
+
+    def brick_input(self, rng, difficulty):
+        return ints_of(rng, self.size(difficulty), 1, 4 * difficulty + 7)
+
+    def brick_apply(self, heaps, counter):
+        counter.tick(2 * len(heaps))
+        x = 0
+        for h in heaps:
+            x ^= h
+        if x == 0 or min(heaps, default=0) < 0:
+            return None
+        i = next(i for i, h in enumerate(heaps) if h ^ x < h)
+        return i, heaps[i] ^ x
 
     def size(self, difficulty):
         return difficulty + 3
@@ -340,6 +449,25 @@ class SubsequenceCounting(_CountEnv):
     d: |S| = 2d + 8 over AB, |T| = 3."""
 
     name = "subsequence_counting"
+
+    brick_io = ("list[str]", "int")
+    brick_text = ("Count the ways the second word occurs in the first as a subsequence (sets of positions of the "
+                  "first that spell the second, in order).")
+
+    def brick_input(self, rng, difficulty):
+        return ["".join(rng.choice("ab") for _ in range(self.size(difficulty))), "".join(rng.choice("ab") for _ in range(3))]
+
+    def brick_apply(self, ws, counter):
+        if len(ws) < 2:
+            return None
+        s, t = ws[0], ws[1]
+        counter.tick(len(s) * len(t))
+        ways = [1] + [0] * len(t)
+        for c in s:
+            for j in range(len(t), 0, -1):
+                if t[j - 1] == c:
+                    ways[j] += ways[j - 1]
+        return ways[-1]
 
     def size(self, difficulty):
         return 2 * difficulty + 8

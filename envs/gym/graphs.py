@@ -11,6 +11,8 @@ import random
 from collections import Counter, deque
 
 from envs.gym.base import GymEnv, Retry, ask, index_set, int_list, one_int
+from envs.compose.samplers import bitgrid_of, tree_of, wgraph_of
+from envs.compose.types import make_graph
 
 
 def _edge_lines(edges, weighted: bool = False) -> str:
@@ -50,6 +52,26 @@ class HamiltonianPathExistence(GymEnv):
     name = "hamiltonian_path_existence"
     category = "np_complete"
 
+    brick_io = ("digraph", "perm")
+    brick_text = ("The lexicographically smallest path along directed edges that visits every node exactly once (no "
+                  "output if there is none).")
+
+    def brick_input(self, rng, difficulty):
+        problem, _ = self.build(rng, difficulty)
+        return make_graph(problem["n"], problem["edges"], directed=True)
+
+    def brick_apply(self, g, counter):
+        n, adj = g["n"], [[] for _ in range(g["n"])]
+        for u, v in g["edges"]:  # sorted edges: neighbours in increasing order
+            adj[u].append(v)
+
+        def extend(path):
+            counter.tick()
+            if len(path) == n:
+                return path
+            return next((p for v in adj[path[-1]] if v not in path and (p := extend(path + [v]))), None)
+        return next((p for s in range(n) if (p := extend([s]))), None)
+
     def size(self, difficulty):
         return difficulty + 3
 
@@ -80,6 +102,18 @@ class TopologicalSort(GymEnv):
     name = "topological_sort"
     category = "algorithms"
 
+    brick_io = ("digraph", "perm")
+    brick_text = ("A topological order by Kahn's algorithm, always taking the smallest node with no remaining incoming "
+                  "edge (no output if the graph has a cycle).")
+
+    def brick_input(self, rng, difficulty):
+        problem, _ = self.build(rng, difficulty)
+        return make_graph(problem["n"], problem["edges"], directed=True)
+
+    def brick_apply(self, g, counter):
+        counter.tick((g["n"] + len(g["edges"])) * max(1, g["n"].bit_length()))
+        return kahn_order(g["n"], g["edges"])
+
     def size(self, difficulty):
         return difficulty + 4
 
@@ -107,6 +141,25 @@ class TopologicalSort(GymEnv):
         return (sum(pos[u] < pos[v] for u, v in edges) / len(edges)) ** 5
 
 
+def kahn_order(n: int, edges) -> list[int] | None:
+    """Kahn's topological order, always the smallest ready vertex; None if there is a cycle."""
+    indeg, adj = [0] * n, [[] for _ in range(n)]
+    for u, v in edges:
+        adj[u].append(v)
+        indeg[v] += 1
+    ready = [u for u in range(n) if indeg[u] == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        u = heapq.heappop(ready)
+        order.append(u)
+        for v in adj[u]:
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                heapq.heappush(ready, v)
+    return order if len(order) == n else None
+
+
 def dijkstra(n: int, adj: dict[int, list[tuple[int, int]]], src: int) -> tuple[list[float], list[int]]:
     dist, prev = [float("inf")] * n, [-1] * n
     dist[src] = 0
@@ -131,6 +184,21 @@ class ShortestPath(GymEnv):
 
     name = "shortest_path"
     category = "algorithms"
+
+    brick_io = ("wgraph", "int")
+    brick_text = "The length of a shortest path from node 0 to node n-1 (no output if there is none)."
+
+    def brick_input(self, rng, difficulty):
+        return wgraph_of(rng, self.size(difficulty), self.size(difficulty))
+
+    def brick_apply(self, g, counter):
+        counter.tick((g["n"] + 2 * len(g["edges"])) * max(1, g["n"].bit_length()))
+        adj: dict[int, list] = {}
+        for u, v, w in g["edges"]:
+            adj.setdefault(u, []).append((v, w))
+            adj.setdefault(v, []).append((u, w))
+        d = dijkstra(g["n"], adj, 0)[0][g["n"] - 1]
+        return None if d == float("inf") else d
 
     def size(self, difficulty):
         return difficulty + 4
@@ -203,6 +271,18 @@ class MinimumSpanningTree(GymEnv):
     name = "minimum_spanning_tree"
     category = "algorithms"
 
+    brick_io = ("wgraph", "int")
+    brick_text = "The total weight of a minimum spanning tree (no output if the graph is not connected)."
+
+    def brick_input(self, rng, difficulty):
+        return wgraph_of(rng, self.size(difficulty), self.size(difficulty))
+
+    def brick_apply(self, g, counter):
+        counter.tick(len(g["edges"]) * max(1, len(g["edges"]).bit_length()) + g["n"])
+        dsu = _DSU(g["n"])
+        tree = [w for u, v, w in sorted(g["edges"], key=lambda e: e[2]) if dsu.union(u, v)]  # Kruskal
+        return sum(tree) if len(tree) == g["n"] - 1 else None
+
     def size(self, difficulty):
         return difficulty + 4
 
@@ -270,6 +350,19 @@ class MaxFlow(GymEnv):
     name = "max_flow"
     category = "algorithms"
 
+    brick_io = ("wgraph", "int")
+    brick_text = "The maximum flow from node 0 to node n-1 when each edge carries up to its weight, either way."
+
+    def brick_input(self, rng, difficulty):
+        return wgraph_of(rng, self.size(difficulty), self.size(difficulty))
+
+    def brick_apply(self, g, counter):
+        n, edges = g["n"], g["edges"]
+        counter.tick(n * n)  # the capacity matrix
+        value = max_flow(n, [e for u, v, w in edges for e in ((u, v, w), (v, u, w))], 0, n - 1)
+        counter.tick((n + len(edges)) * (value + 1))  # one search per augmenting path, at most one per unit of flow
+        return value
+
     def size(self, difficulty):
         return difficulty + 4
 
@@ -300,6 +393,17 @@ class ConnectedComponents(GymEnv):
 
     name = "connected_components"
     category = "algorithms"
+
+    brick_io = ("graph", "list[int]")
+    brick_text = "Label each node with its component's number, components numbered 0, 1, ... in order of their smallest node."
+
+    def brick_input(self, rng, difficulty):
+        problem, _ = self.build(rng, difficulty)
+        return make_graph(problem["n"], problem["edges"])
+
+    def brick_apply(self, g, counter):
+        counter.tick(g["n"] + len(g["edges"]))
+        return _components(g["n"], g["edges"])
 
     def size(self, difficulty):
         return 2 * difficulty + 6
@@ -359,6 +463,19 @@ class MaxBipartiteMatching(GymEnv):
     name = "max_bipartite_matching"
     category = "algorithms"
 
+    brick_io = ("matrix", "int")
+    brick_text = ("Read the matrix as a bipartite graph, row i joined to column j where the entry is positive; the size "
+                  "of a maximum matching.")
+
+    def brick_input(self, rng, difficulty):
+        n = self.size(difficulty)
+        return [[int(rng.random() < 0.3) for _ in range(n)] for _ in range(n)]
+
+    def brick_apply(self, m, counter):
+        n = len(m)
+        counter.tick(n * n * n)  # an augmenting search over the n x n entries per row
+        return len(bipartite_matching(n, [[j for j in range(n) if m[i][j] > 0] for i in range(n)]))
+
     def size(self, difficulty):
         return difficulty + 3
 
@@ -387,6 +504,25 @@ class MaxBipartiteMatching(GymEnv):
         return (len(pairs) / problem["optimum"]) ** 5
 
 
+def euler_walk(n: int, edges) -> list[int] | None:
+    """Hierholzer: from the vertex with one more out- than in-edge (else the smallest with an edge),
+    smallest unused edge first; None if no walk uses every edge once."""
+    out, indeg = [[] for _ in range(n)], [0] * n
+    for u, v in sorted(edges, reverse=True):
+        out[u].append(v)  # popped from the end: smallest first
+        indeg[v] += 1
+    starts = [u for u in range(n) if len(out[u]) - indeg[u] == 1]
+    if not edges or len(starts) > 1 or any(abs(len(out[u]) - indeg[u]) > 1 for u in range(n)):
+        return None
+    stack, walk = [starts[0] if starts else min(u for u in range(n) if out[u])], []
+    while stack:
+        if out[stack[-1]]:
+            stack.append(out[stack[-1]].pop())
+        else:
+            walk.append(stack.pop())
+    return walk[::-1] if len(walk) == len(edges) + 1 else None
+
+
 class EulerianPath(GymEnv):
     """Euler trail in a directed multigraph (classical algorithms). d: N = d + 4 vertices; the
     edges are those of a planted random walk of 2N steps. Answer: the trail's 2N + 1 vertices.
@@ -394,6 +530,26 @@ class EulerianPath(GymEnv):
 
     name = "eulerian_path"
     category = "algorithms"
+
+    brick_io = ("digraph", "list[int]")
+    brick_text = ("Hierholzer's algorithm for a walk using every edge once: start at the node with one more outgoing "
+                  "than incoming edge (else the smallest node with an edge), always leave by the smallest unused edge, "
+                  "backtrack when stuck, and list the finished walk in order (no output if no such walk exists).")
+
+    def brick_input(self, rng, difficulty):
+        n = self.size(difficulty)
+        walk, used = [rng.randrange(n)], set()
+        for _ in range(2 * n):  # a random walk that never reuses an edge
+            options = [v for v in range(n) if v != walk[-1] and (walk[-1], v) not in used]
+            if not options:
+                break
+            used.add((walk[-1], v := rng.choice(options)))
+            walk.append(v)
+        return make_graph(n, list(used), directed=True)
+
+    def brick_apply(self, g, counter):
+        counter.tick(2 * (g["n"] + len(g["edges"])))
+        return euler_walk(g["n"], g["edges"])
 
     def size(self, difficulty):
         return difficulty + 4
@@ -487,6 +643,18 @@ class TreeDiameter(GymEnv):
     name = "tree_diameter"
     category = "algorithms"
 
+    brick_io = ("tree", "int")
+    brick_text = "The number of edges on a longest path in the tree."
+
+    def brick_input(self, rng, difficulty):
+        return tree_of(rng, self.size(difficulty))
+
+    def brick_apply(self, t, counter):
+        counter.tick(2 * (t["n"] + len(t["edges"])))  # two searches: farthest node from 0, then from it
+        edges = [(u, v, 1) for u, v in t["edges"]]
+        far = _tree_dists(t["n"], edges, 0)
+        return max(_tree_dists(t["n"], edges, far.index(max(far))))
+
     def size(self, difficulty):
         return difficulty + 5
 
@@ -541,6 +709,27 @@ class MazeShortestPath(GymEnv):
     name = "maze_shortest_path"
     category = "algorithms"
     MOVES = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
+
+    brick_io = ("grid[bit]", "int")
+    brick_text = ("The fewest up/down/left/right moves from the top-left to the bottom-right cell through 0-cells (1 is "
+                  "a wall; no output if there is no route).")
+
+    def brick_input(self, rng, difficulty):
+        grid = bitgrid_of(rng, self.size(difficulty), self.size(difficulty), 0.3)
+        grid[0][0] = grid[-1][-1] = 0
+        return grid
+
+    def brick_apply(self, g, counter):
+        h, w = len(g), len(g[0])
+        counter.tick(5 * h * w)
+        dist, queue = {(0, 0): 0}, deque([(0, 0)] if g[0][0] == 0 else [])
+        while queue:
+            r, c = queue.popleft()
+            for dr, dc in self.MOVES.values():
+                if 0 <= r + dr < h and 0 <= c + dc < w and g[r + dr][c + dc] == 0 and (r + dr, c + dc) not in dist:
+                    dist[r + dr, c + dc] = dist[r, c] + 1
+                    queue.append((r + dr, c + dc))
+        return dist.get((h - 1, w - 1)) if g[0][0] == 0 else None
 
     def size(self, difficulty):
         return difficulty + 5

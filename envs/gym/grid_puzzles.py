@@ -8,6 +8,7 @@ rule holds, else 0.
 from __future__ import annotations
 
 from envs.gym.base import GymEnv, Retry, ask, char_grid, int_list
+from envs.compose.samplers import bitgrid_of
 
 COORDS = "Give the cells as pairs \"row column\" (counted from 1), one pair per line, e.g. <answer>1 3\n2 1</answer>."
 
@@ -305,6 +306,61 @@ class NQueens(GymEnv):
         return 1.0 if ok else 0.0
 
 
+def lights_out_solution(board: list[list[int]], counter) -> list[list[int]] | None:
+    """Presses (1 = press) that switch every light of a 0/1 board off, by elimination over GF(2);
+    of several, the smallest read row by row as a binary number (first cell most significant).
+    Cell i is bit N-1-i of a row mask; the augmented bit is bit N."""
+    h, w = len(board), len(board[0])
+    n = h * w
+    counter.tick(n * n)  # one row operation per (pivot, row) pair
+    bit = [1 << (n - 1 - i) for i in range(n)]
+    rows = []
+    for r in range(h):
+        for c in range(w):
+            mask = bit[r * w + c] | (board[r][c] << n)  # the lights that pressing (r, c) toggles, and the target
+            for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+                if 0 <= r + dr < h and 0 <= c + dc < w:
+                    mask |= bit[(r + dr) * w + c + dc]
+            rows.append(mask)
+    pivots = {}  # column bit -> row with that leading bit, reduced
+    for row in rows:
+        for b, p in pivots.items():
+            if row & b:
+                row ^= p
+        low = row & ((1 << n) - 1)
+        if not low:
+            if row:  # 0 = 1: no solution
+                return None
+            continue
+        lead = 1 << (low.bit_length() - 1)
+        for b in pivots:
+            if pivots[b] & lead:
+                pivots[b] ^= row
+        pivots[lead] = row
+    x = 0
+    for b, p in pivots.items():  # free presses 0: a particular solution
+        if p >> n & 1:
+            x |= b
+    free = [b for b in bit if b not in pivots]
+    null = []  # null-space vectors: one free press on, the pivot presses it forces
+    for f in free:
+        v = f
+        for b, p in pivots.items():
+            if p & f:
+                v |= b
+        null.append(v)
+    null.sort(reverse=True)
+    for i, v in enumerate(null):  # echelon by leading bit, then clear x's high bits greedily
+        for j in range(i + 1, len(null)):
+            if null[j] & (1 << (v.bit_length() - 1)):
+                null[j] ^= v
+        null[i + 1:] = sorted(null[i + 1:], reverse=True)
+    for v in null:
+        if x & (1 << (v.bit_length() - 1)):
+            x ^= v
+    return [[x >> (n - 1 - r * w - c) & 1 for c in range(w)] for r in range(h)]
+
+
 class LightsOut(GymEnv):
     """Lights Out (logic puzzles). d: an (d+3) x (d+3) board lit by a planted random set of
     presses; pressing a cell toggles it and its orthogonal neighbours. Answer: which cells to press.
@@ -312,6 +368,19 @@ class LightsOut(GymEnv):
 
     name = "lights_out"
     category = "logic"
+
+    brick_io = ("grid[bit]", "grid[bit]")
+    brick_text = ("Lights Out (1 = light on): the cells to press (1 = press) so that every light goes off, where a "
+                  "press toggles the cell and its up/down/left/right neighbours; of several such sets, the smallest "
+                  "read row by row as a binary number (no output if there is none).")
+
+    def brick_input(self, rng, difficulty):
+        n = self.size(difficulty)
+        presses = ["".join(map(str, row)) for row in bitgrid_of(rng, n, n, 0.4)]
+        return [[int(ch) for ch in row] for row in _apply_presses(["0" * n] * n, presses)]
+
+    def brick_apply(self, board, counter):
+        return lights_out_solution(board, counter)
 
     def size(self, difficulty):
         return difficulty + 3

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 
 from envs.gym.base import GymEnv, ask, int_grid, lines
+from envs.compose.samplers import perm_of
 
 GRID_FORMAT = "Give the completed grid: {n} lines of {n} numbers separated by spaces."
 
@@ -129,6 +130,17 @@ class Skyscraper(_LatinEnv):
     (how many buildings are seen from that side) is shown, plus about 10% of the cells."""
 
     name = "skyscraper"
+
+    brick_io = ("perm", "tuple[int,int]")
+    brick_text = ("Read the permutation as building heights in a row: how many buildings are visible from the left end "
+                  "and from the right end (a building hides every lower one behind it)?")
+
+    def brick_input(self, rng, difficulty):
+        return perm_of(rng, self.size(difficulty))
+
+    def brick_apply(self, p, counter):
+        counter.tick(2 * len(p))
+        return visible(p), visible(p[::-1])
 
     def build(self, rng, difficulty):
         n = self.size(difficulty)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from envs.gym.base import GymEnv, Retry, ask, index_set, int_list
 from envs.gym.graphs import _edge_lines, _random_pairs
+from envs.compose.samplers import graph_of, ints_of
 
 VERTEX_FORMAT = "Give the vertices separated by spaces, e.g. <answer>0 3 4</answer>."
 SET_FORMAT = "Give the indices of the chosen sets separated by spaces, e.g. <answer>0 3 4</answer>."
@@ -60,6 +61,22 @@ class SubsetSum(GymEnv):
     name = "subset_sum"
     category = "np_complete"
 
+    brick_io = ("list[int]", "int")
+    brick_text = "Count the subsets of the numbers (by position) whose sum is exactly 20 (no output for a negative number)."
+
+    def brick_input(self, rng, difficulty):
+        return ints_of(rng, self.size(difficulty), 1, 12)
+
+    def brick_apply(self, xs, counter):
+        if min(xs, default=0) < 0:
+            return None
+        counter.tick(21 * len(xs))
+        ways = [1] + [0] * 20
+        for v in xs:
+            for s in range(20, v - 1, -1):
+                ways[s] += ways[s - v]
+        return ways[20]
+
     def size(self, difficulty):
         return difficulty + 5
 
@@ -90,6 +107,23 @@ class Partition(GymEnv):
 
     name = "partition"
     category = "np_complete"
+
+    brick_io = ("list[int]", "bool")
+    brick_text = "Can the numbers be split into two groups with equal sums?"
+
+    def brick_input(self, rng, difficulty):
+        return ints_of(rng, self.size(difficulty), 1, 20)
+
+    def brick_apply(self, xs, counter):
+        total = sum(xs)
+        if min(xs, default=0) < 0 or total % 2:
+            counter.tick()
+            return False
+        counter.tick(len(xs) * (total // 64 + 1))  # one shift-or of a total-bit set per number, 64 bits a step
+        sums = 1
+        for v in xs:
+            sums |= sums << v
+        return bool(sums >> (total // 2) & 1)
 
     def size(self, difficulty):
         return difficulty + 6
@@ -201,6 +235,68 @@ class SetCover(GymEnv):
         return min(1.0, problem["k"] / len(chosen)) ** 5
 
 
+def _adjacency(g: dict) -> list[set[int]]:
+    adj: list[set[int]] = [set() for _ in range(g["n"])]
+    for u, v in g["edges"]:
+        adj[u].add(v)
+        adj[v].add(u)
+    return adj
+
+
+def max_independent(adj: list[set[int]], alive: frozenset, counter) -> int:
+    """Largest independent set within `alive`: branch on a vertex of highest degree (leave it out,
+    or take it and drop its neighbours); counter.tick per branch."""
+    counter.tick()
+    if not alive:
+        return 0
+    v = max(alive, key=lambda u: (len(adj[u] & alive), -u))
+    if not adj[v] & alive:
+        return len(alive)
+    return max(max_independent(adj, alive - {v}, counter), 1 + max_independent(adj, alive - adj[v] - {v}, counter))
+
+
+def chromatic_number(adj: list[set[int]], counter) -> int:
+    """Fewest colours, trying k = 1, 2, ... by backtracking (highest degree first); tick per trial."""
+    n = len(adj)
+    order = sorted(range(n), key=lambda u: (-len(adj[u]), u))
+    for k in range(1, n + 1):
+        colour: dict[int, int] = {}
+
+        def assign(i: int) -> bool:
+            if i == n:
+                return True
+            for c in range(min(k, i + 1)):  # vertex i of the order never needs a colour above i
+                counter.tick()
+                if all(colour.get(v) != c for v in adj[order[i]]):
+                    colour[order[i]] = c
+                    if assign(i + 1):
+                        return True
+                    del colour[order[i]]
+            return False
+        if assign(0):
+            return k
+    return n
+
+
+def min_dominating(adj: list[set[int]], counter) -> int:
+    """Fewest vertices dominating all: branch over the closed neighbourhood of the smallest
+    undominated vertex, with the best size so far as a bound; tick per branch."""
+    n, best = len(adj), [len(adj)]
+
+    def grow(size: int, dominated: frozenset) -> None:
+        counter.tick()
+        if size >= best[0]:
+            return
+        v = next((u for u in range(n) if u not in dominated), None)
+        if v is None:
+            best[0] = size
+            return
+        for u in sorted(adj[v] | {v}):
+            grow(size + 1, dominated | adj[u] | {u})
+    grow(0, frozenset())
+    return best[0]
+
+
 class GraphColoring(GymEnv):
     """Graph 3-colouring with a planted colouring (NP-complete). d: n = d + 5 vertices, 2n edges
     between differently coloured vertices. Answer: a colour 0-2 per vertex. Reward: -1
@@ -209,6 +305,15 @@ class GraphColoring(GymEnv):
 
     name = "graph_coloring"
     category = "np_complete"
+
+    brick_io = ("graph", "int")
+    brick_text = "The chromatic number: the fewest colours that give joined nodes different colours."
+
+    def brick_input(self, rng, difficulty):
+        return graph_of(rng, difficulty + 5, True, difficulty + 5)
+
+    def brick_apply(self, g, counter):
+        return chromatic_number(_adjacency(g), counter)
 
     def size(self, difficulty):
         return difficulty + 5
@@ -284,6 +389,17 @@ class MaxClique(_PlantedVertexSet):
 
     name = "max_clique"
 
+    brick_io = ("graph", "int")
+    brick_text = "The largest number of nodes all joined to each other."
+
+    def brick_input(self, rng, difficulty):
+        return graph_of(rng, difficulty + 5, True, 2 * difficulty + 8)
+
+    def brick_apply(self, g, counter):
+        n, adj = g["n"], _adjacency(g)
+        counter.tick(n * n)  # the complement: a clique is an independent set there
+        return max_independent([set(range(n)) - adj[u] - {u} for u in range(n)], frozenset(range(n)), counter)
+
     def build(self, rng, difficulty):
         n = self.size(difficulty)
         k = n // 3 + 1
@@ -308,6 +424,15 @@ class IndependentSet(_PlantedVertexSet):
     min(1, size / k)^5."""
 
     name = "independent_set"
+
+    brick_io = ("graph", "int")
+    brick_text = "The largest number of nodes no two of which are joined."
+
+    def brick_input(self, rng, difficulty):
+        return graph_of(rng, difficulty + 5, True, difficulty + 5)
+
+    def brick_apply(self, g, counter):
+        return max_independent(_adjacency(g), frozenset(range(g["n"])), counter)
 
     def build(self, rng, difficulty):
         n = self.size(difficulty)
@@ -361,6 +486,15 @@ class DominatingSet(_PlantedVertexSet):
     adjacent to a chosen one, else min(1, k / size)^5."""
 
     name = "dominating_set"
+
+    brick_io = ("graph", "int")
+    brick_text = "The fewest nodes such that every node is one of them or joined to one of them."
+
+    def brick_input(self, rng, difficulty):
+        return graph_of(rng, difficulty + 5, True, difficulty + 2)
+
+    def brick_apply(self, g, counter):
+        return min_dominating(_adjacency(g), counter)
     maximise = False
 
     def build(self, rng, difficulty):
@@ -393,6 +527,22 @@ class HamiltonianCycle(GymEnv):
 
     name = "hamiltonian_cycle"
     category = "np_complete"
+
+    brick_io = ("graph", "bool")
+    brick_text = "Is there a cycle through every node exactly once?"
+
+    def brick_input(self, rng, difficulty):
+        return graph_of(rng, difficulty + 5, True, difficulty + 5)
+
+    def brick_apply(self, g, counter):
+        n, adj = g["n"], _adjacency(g)
+
+        def extend(path: list[int]) -> bool:
+            counter.tick()
+            if len(path) == n:
+                return path[0] in adj[path[-1]]
+            return any(extend(path + [v]) for v in sorted(adj[path[-1]]) if v not in path)
+        return n >= 3 and extend([0])
 
     def size(self, difficulty):
         return difficulty + 4

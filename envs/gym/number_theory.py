@@ -75,6 +75,21 @@ class ModularInverse(GymEnv):
     name = "modular_inverse"
     category = "math"
 
+    brick_io = ("tuple[int,int]", "int")
+    brick_text = ("For the pair (a, m): the x with 0 <= x < m and a * x = 1 (mod m) (no output unless m >= 2 and "
+                  "gcd(a, m) = 1).")
+
+    def brick_input(self, rng, difficulty):
+        m = rng.randint(10 ** (self.size(difficulty) - 1), 10 ** self.size(difficulty))
+        return rng.randint(2, m - 1), m
+
+    def brick_apply(self, p, counter):
+        a, m = p
+        if m < 2:
+            return None
+        counter.tick(2 * max(1, m.bit_length()))  # extended Euclid: O(log m) division steps
+        return pow(a, -1, m) if math.gcd(a, m) == 1 else None
+
     def size(self, difficulty):
         return difficulty + 2
 
@@ -137,6 +152,22 @@ class DiscreteLogarithm(GymEnv):
 
     name = "discrete_logarithm"
     category = "math"
+
+    brick_io = ("tuple[int,int]", "int")
+    brick_text = "For the pair (g, h): the smallest x >= 0 with g^x = h (mod 101) (no output if there is none)."
+
+    def brick_input(self, rng, difficulty):
+        return rng.randint(2, 99), rng.randint(1, 100)
+
+    def brick_apply(self, p, counter):
+        g, h = p[0] % 101, p[1] % 101
+        value = 1
+        for x in range(100):  # the powers of g repeat with period dividing 100
+            counter.tick()
+            if value == h:
+                return x
+            value = value * g % 101
+        return None
 
     def size(self, difficulty):
         return difficulty // 2 + 2
@@ -216,6 +247,23 @@ class CountPrimes(GymEnv):
 
     name = "count_primes"
     category = "competition"
+
+    brick_io = ("int", "int")
+    brick_text = "Count the primes less than or equal to the number."
+
+    def brick_input(self, rng, difficulty):
+        return rng.randint(self.size(difficulty) // 2, self.size(difficulty))
+
+    def brick_apply(self, n, counter):
+        counter.tick(max(1, n))  # the sieve marks about n log log n cells; n is the honest order for these sizes
+        if n < 2:
+            return 0
+        sieve = bytearray([1]) * (n + 1)
+        sieve[0:2] = b"\0\0"
+        for i in range(2, math.isqrt(n) + 1):
+            if sieve[i]:
+                sieve[i * i::i] = bytes(len(range(i * i, n + 1, i)))
+        return sum(sieve)
 
     def size(self, difficulty):
         return 50 * (difficulty + 1) ** 2 + 100

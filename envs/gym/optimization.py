@@ -10,6 +10,7 @@ candidate at all (bad indices, wrong length), 0 for an infeasible one, -1 unpars
 from __future__ import annotations
 
 from envs.gym.base import GymEnv, ask, index_set, int_list
+from envs.compose.samplers import ints_of, matrix_of, sample_intervals, tree_of
 
 INDEX_FORMAT = "Give the chosen indices (from 0) separated by spaces, e.g. <answer>0 2 5</answer>."
 
@@ -98,6 +99,16 @@ class Assignment(GymEnv):
     name = "assignment"
     category = "optimization"
 
+    brick_io = ("matrix", "int")
+    brick_text = "The smallest total of n entries taken one from each row and each column (the assignment problem)."
+
+    def brick_input(self, rng, difficulty):
+        return matrix_of(rng, self.size(difficulty), 9)
+
+    def brick_apply(self, m, counter):
+        counter.tick(len(m) ** 3)
+        return sum(m[i][j] for i, j in enumerate(hungarian(m)))
+
     def size(self, difficulty):
         return difficulty + 3
 
@@ -127,6 +138,22 @@ class WeightedIntervalScheduling(GymEnv):
 
     name = "weighted_interval_scheduling"
     category = "optimization"
+
+    brick_io = ("list[interval]", "int")
+    brick_text = ("Choose intervals no two of which share a point so that their total length (e - s + 1 each) is as "
+                  "large as possible; that total.")
+
+    def brick_input(self, rng, difficulty):
+        return [iv for _ in range(difficulty // 3 + 1) for iv in sample_intervals(rng)]
+
+    def brick_apply(self, ivs, counter):
+        order = sorted(ivs, key=lambda iv: iv[1])
+        counter.tick(len(order) ** 2)
+        best = [0]  # best[k]: optimum over the first k intervals by end
+        for k, (s, e) in enumerate(order):
+            j = max((m + 1 for m in range(k) if order[m][1] < s), default=0)
+            best.append(max(best[k], best[j] + e - s + 1))
+        return best[-1]
 
     def size(self, difficulty):
         return difficulty + 5
@@ -181,6 +208,25 @@ def _planted_groups(rng, groups: int, total: int, min_parts: int, max_parts: int
     return [items[i] for i in order], [labels[i] for i in order]
 
 
+def min_groups(items: list[int], cap: int, bound: int, counter) -> int:
+    """Fewest bins of capacity cap for items (largest first), by branch and bound; counter.tick per node."""
+    best = [bound]
+
+    def place(i, loads):
+        counter.tick()
+        if len(loads) >= best[0]:
+            return
+        if i == len(items):
+            best[0] = len(loads)
+            return
+        for k, load in enumerate(loads):
+            if load + items[i] <= cap and load not in loads[:k]:
+                place(i + 1, loads[:k] + (load + items[i],) + loads[k + 1:])
+        place(i + 1, loads + (items[i],))
+    place(0, ())
+    return best[0]
+
+
 class BinPacking(GymEnv):
     """Bin packing (optimisation). d: k = d // 2 + 2 bins of capacity C in [10, 30] are cut into
     2-4 items each, so the items fill exactly k bins and k = total / C is optimal. Answer: a bin
@@ -188,6 +234,17 @@ class BinPacking(GymEnv):
 
     name = "bin_packing"
     category = "optimization"
+
+    brick_io = ("list[int]", "int")
+    brick_text = "The fewest bins of capacity 20 that hold all the numbers (no output unless each is between 1 and 20)."
+
+    def brick_input(self, rng, difficulty):
+        return ints_of(rng, 2 * self.size(difficulty) + 2, 1, 12)
+
+    def brick_apply(self, xs, counter):
+        if any(not 1 <= v <= 20 for v in xs):
+            return None
+        return min_groups(sorted(xs, reverse=True), 20, len(xs), counter)
 
     def size(self, difficulty):
         return difficulty // 2 + 2
@@ -224,6 +281,33 @@ class MultiprocessorScheduling(GymEnv):
     name = "multiprocessor_scheduling"
     category = "optimization"
 
+    brick_io = ("list[int]", "int")
+    brick_text = ("Split the numbers (job lengths) among 3 machines so that the largest machine total is as small as "
+                  "possible; that total (no output for a negative number).")
+
+    def brick_input(self, rng, difficulty):
+        return ints_of(rng, self.size(difficulty) + 4, 1, 15)
+
+    def brick_apply(self, xs, counter):
+        if min(xs, default=0) < 0:
+            return None
+        jobs, best = sorted(xs, reverse=True), [sum(xs)]
+
+        def place(i, loads):  # branch and bound; machines with equal loads are tried once
+            counter.tick()
+            if max(loads) >= best[0]:
+                return
+            if i == len(jobs):
+                best[0] = max(loads)
+                return
+            tried = set()
+            for k in sorted(range(3), key=loads.__getitem__):
+                if loads[k] not in tried:
+                    tried.add(loads[k])
+                    place(i + 1, loads[:k] + (loads[k] + jobs[i],) + loads[k + 1:])
+        place(0, (0, 0, 0))
+        return best[0]
+
     def size(self, difficulty):
         return difficulty // 3 + 2
 
@@ -256,6 +340,25 @@ class MatrixChainMultiplication(GymEnv):
 
     name = "matrix_chain_multiplication"
     category = "optimization"
+
+    brick_io = ("list[int]", "int")
+    brick_text = ("Read the numbers as matrix dimensions d0, d1, ..., dk (matrix i is d(i-1) x d(i)); the fewest scalar "
+                  "multiplications to multiply the chain (no output for fewer than 3 numbers or one below 1).")
+
+    def brick_input(self, rng, difficulty):
+        return ints_of(rng, self.size(difficulty) + 1, 1, 6)
+
+    def brick_apply(self, dims, counter):
+        n = len(dims) - 1
+        if n < 2 or min(dims) < 1:
+            return None
+        counter.tick(n ** 3 // 6 + n)
+        cost = [[0] * n for _ in range(n)]
+        for length in range(2, n + 1):
+            for i in range(n - length + 1):
+                j = i + length - 1
+                cost[i][j] = min(cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1] for k in range(i, j))
+        return cost[0][n - 1]
 
     def size(self, difficulty):
         return difficulty + 3
@@ -324,6 +427,31 @@ class TreeMaxWeightIndependentSet(GymEnv):
 
     name = "tree_max_weight_independent_set"
     category = "optimization"
+
+    brick_io = ("tree", "int")
+    brick_text = "Weight node i by i + 1; the largest total weight of nodes no two of which are joined."
+
+    def brick_input(self, rng, difficulty):
+        return tree_of(rng, self.size(difficulty))
+
+    def brick_apply(self, t, counter):
+        n = t["n"]
+        counter.tick(3 * n)
+        adj = [[] for _ in range(n)]
+        for u, v in t["edges"]:
+            adj[u].append(v)
+            adj[v].append(u)
+        order, parent = [0], [-1] * n
+        for u in order:  # breadth-first from 0, then children before parents
+            for v in adj[u]:
+                if v != parent[u]:
+                    parent[v] = u
+                    order.append(v)
+        take, skip = [u + 1 for u in range(n)], [0] * n
+        for u in reversed(order[1:]):
+            take[parent[u]] += skip[u]
+            skip[parent[u]] += max(take[u], skip[u])
+        return max(take[0], skip[0])
 
     def size(self, difficulty):
         return difficulty + 6

@@ -7,6 +7,11 @@ level rather than all levels up to it). The record carries the reasoning-gym ent
 and scoring calls the task's own score_answer on the text of the last <answer> block: its
 score in [0, 1] is the reward, -1 when there is no answer block, `correct` at 1.0. Its
 scorers are third-party code, so they run in a killable worker with a time limit.
+
+Two changes to what reasoning-gym would do on its own: the answer's line endings and padding are
+normalised first (`normalise`; its sudoku and futoshiki scorers compare strings, so the gold grid
+with CRLF line ends or a blank line before it scored 0.89-0.96), and number_sorting compares
+numbers exactly (its scorer accepts every number within an absolute tolerance of 1).
 """
 from __future__ import annotations
 
@@ -37,12 +42,47 @@ def _jsonable(x):
     return repr(x)
 
 
+def normalise(answer: str, gold) -> str:
+    """CRLF and CR line ends to LF, trailing spaces of each line dropped, outer whitespace
+    stripped (each end on its own): each step only when the gold answer is unchanged by it, so a task whose answer
+    holds such whitespace (futoshiki's blank constraint lines are padded with spaces) keeps it."""
+    if not isinstance(gold, str):
+        return answer
+    for step in (lambda t: t.replace("\r\n", "\n").replace("\r", "\n"),
+                 lambda t: "\n".join(line.rstrip() for line in t.split("\n")),
+                 str.lstrip, str.rstrip):
+        if step(gold) == gold:
+            answer = step(answer)
+    return answer
+
+
+def _number_sorting_exact(answer: str, entry: dict) -> bool:
+    """Every number equals the gold one as a decimal ('2.70' == '2.7'); reasoning-gym's scorer
+    has `tolerance = 1`, so ['1', '2'] passed for ['1.5', '2.7']."""
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        got = json.loads(answer.replace("'", '"'))
+        gold = json.loads(entry["answer"].replace("'", '"'))
+        return (isinstance(got, list) and len(got) == len(gold)
+                and all(Decimal(str(a).strip()) == Decimal(str(b)) for a, b in zip(got, gold)))
+    except (ValueError, TypeError, InvalidOperation, KeyError, AttributeError):
+        return False
+
+
+EXACT = {"number_sorting": _number_sorting_exact}  # task -> check a full score must also pass
+
+
 def rg_score(task: str, answer: str, entry: dict) -> float:
-    """reasoning-gym's own score for one answer (runs in the worker)."""
+    """reasoning-gym's own score for one answer (runs in the worker), 0 where it gave full marks
+    but our exact check for the task disagrees."""
     if task not in _SCORERS:
         dataset_cls, config_cls = _import().DATASETS[task]
         _SCORERS[task] = dataset_cls(config=config_cls())
-    return float(_SCORERS[task].score_answer(answer, entry))
+    score = float(_SCORERS[task].score_answer(answer, entry))
+    if score >= 1.0 and task in EXACT and not EXACT[task](answer, entry):
+        return 0.0
+    return score
 
 
 class ReasoningGymEnv(Env):
@@ -104,6 +144,7 @@ class ReasoningGymEnv(Env):
         if answer is None:
             return Reward(value=-1.0, correct=False, parts={"parsed": 0.0})
         try:
+            answer = normalise(answer, entry.get("answer"))
             value = WORKER.call(rg_score, self.task, answer, entry, timeout=SCORE_TIMEOUT_S)
         except Exception:  # third-party scorer failed or overran on this answer: unparsable
             value = -1.0

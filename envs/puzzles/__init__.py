@@ -1,7 +1,6 @@
-"""Simon Tatham's puzzles, as in the puzzle-to-math transfer paper."""
-PUZZLES = {
-    "bridges": "envs.puzzles.bridges:Bridges",
-    "galaxies": "envs.puzzles.galaxies:Galaxies",
-    "pattern": "envs.puzzles.pattern:Pattern",
-    "undead": "envs.puzzles.undead:Undead",
-}
+"""Simon Tatham's puzzles, as in the puzzle-to-math transfer paper.
+
+`PUZZLES` (name -> "module:Class") is discovered from the modules here (envs/registry.py)."""
+from envs.registry import lazy_registry
+
+__getattr__ = lazy_registry(__name__, "PUZZLES")

@@ -42,6 +42,7 @@ if the graded solver gives it the requested level, else we start again.
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 import string
 from dataclasses import dataclass, field
@@ -81,6 +82,15 @@ class _Geometry:
     # interior point (y, x) -> (cells touching it, cells with an on-grid mirror image through it,
     # mirror shift: bit i maps to bit shift - i under the rotation about the point)
     points: dict[tuple[int, int], tuple[int, int, int]]
+    # the same per point number p = (y - 1) * (2W - 1) + x - 1, for the generator's inner loop;
+    # touch_at / around_at: the bit numbers of the touching cells / of the cells next to them
+    ys: tuple[int, ...]
+    xs: tuple[int, ...]
+    touch: tuple[int, ...]
+    mirrorable: tuple[int, ...]
+    shifts: tuple[int, ...]
+    touch_at: tuple[tuple[int, ...], ...]
+    around_at: tuple[tuple[int, ...], ...]
 
     def bit(self, r: int, c: int) -> int:
         return 1 << (r * self.stride + c)
@@ -116,7 +126,16 @@ def _geometry(width: int, height: int) -> _Geometry:
             touching = sum(1 << (r * s + c) for r in rows for c in cols)
             mirrorable = row_mask & (col_upto[min(width, x)] ^ col_upto[max(0, x - width)])
             points[y, x] = (touching, mirrorable, (y - 1) * s + (x - 1))
-    return _Geometry(width, height, s, row_upto[-1], points)
+    full = row_upto[-1]
+    keys = list(points)  # row by row, so the index of (y, x) is (y - 1) * (2W - 1) + x - 1
+    touch, mirrorable, shifts = (tuple(points[k][i] for k in keys) for i in range(3))
+    around = ((t << 1 | t >> 1 | t << s | t >> s) & full & ~t for t in touch)
+
+    def at(bits: int) -> tuple[int, ...]:
+        return tuple(i for i in range(bits.bit_length()) if bits >> i & 1)
+
+    return _Geometry(width, height, s, full, points, tuple(y for y, _ in keys), tuple(x for _, x in keys),
+                     touch, mirrorable, shifts, tuple(map(at, touch)), tuple(map(at, around)))
 
 
 def _mirror(bits: int, shift: int) -> int:
@@ -286,67 +305,92 @@ def _grid(P: list[int], g: _Geometry) -> list[str]:
 # ---------------------------------------------------------------- generator
 
 def _layout(rng: random.Random, g: _Geometry) -> dict[tuple[int, int], int]:
-    """One random valid partition, as {dot point (y, x): region cells}."""
+    """One random valid partition, as {dot point (y, x): region cells}.
+
+    Points are numbered row by row (p = (y - 1) * (2W - 1) + x - 1); regions are keyed by their
+    dot's number while laying out, and owner[i] is the dot of the cell at bit i (-1: none yet)."""
     maxsz = int((g.width * g.height) ** 0.5) * 2  # Tatham's cap on the size of a region that grows
-    owner: dict[int, tuple[int, int]] = {}  # cell bit -> its dot
-    regions: dict[tuple[int, int], int] = {}
+    ys, xs, touch, mirrorable, shifts = g.ys, g.xs, g.touch, g.mirrorable, g.shifts
+    touch_at, around_at = g.touch_at, g.around_at
+    row = 2 * g.width - 1
+    stride = g.stride
+    owner = [-1] * (stride * g.height)
+    regions: dict[int, int] = {}
     assigned = 0
-    order = sorted(g.points, key=lambda _: rng.random())  # a shuffle, at C speed
+    getrandbits = rng.getrandbits
+    # a shuffle at C speed: one random() per point, sorted by it (as sorted(points, key=random))
+    keys = list(itertools.starmap(rng.random, itertools.repeat((), len(ys))))
+    order = sorted(range(len(ys)), key=keys.__getitem__)
 
-    def take(dot, cells):
-        nonlocal assigned
-        regions[dot] = regions.get(dot, 0) | cells
-        assigned |= cells
-        while cells:
-            low = cells & -cells
-            owner[low] = dot
-            cells ^= low
-
-    def grow(dot, block, y, x) -> bool:
-        """Add `block` (centred on point (y, x)) to the region of `dot`, growing it or moving the dot."""
-        region = regions[dot]
-        _, mirrorable, shift = g.points[dot]
-        if not block & ~mirrorable and not _mirror(block, shift) & assigned:
-            take(dot, block | _mirror(block, shift))
-            return True
-        # move the dot to the centre of gravity of region + block, if that is a grid point; a
-        # region is symmetric about its dot, so its coordinates sum to size times the dot's
-        n, nb = region.bit_count(), block.bit_count()
-        cy, ry = divmod(dot[0] * n + y * nb, n + nb)
-        cx, rx = divmod(dot[1] * n + x * nb, n + nb)
-        if ry or rx:
-            return False
-        seed, mirrorable, shift = g.points[cy, cx]
-        union = region | block
-        if union & ~mirrorable:
-            return False
-        new = union | _mirror(union, shift)
-        # Tatham does not check the last two; we keep every region connected around its dot
-        if new & assigned & ~region or seed & ~new or _flood(seed, new, g.stride) != new:
-            return False
-        del regions[dot]
-        take((cy, cx), new)
-        return True
-
-    for i, (y, x) in enumerate(order):
-        touching = g.points[y, x][0]
-        if touching & assigned:
+    for i, p in enumerate(order):
+        t = touch[p]
+        if t & assigned:
             continue  # taken cells neither join a region again nor get a dot
-        if y % 2 or x % 2:  # vertices only ever get dots: growing by 2x2 blocks makes big regions
-            around = g.neighbours(touching) & assigned
-            dots = []
-            while around:
-                low = around & -around
-                dots.append(owner[low])
-                around ^= low
-            if len(dots) > 1:
-                rng.shuffle(dots)
-            if any(regions[d].bit_count() < maxsz and grow(d, touching, y, x) for d in dots):
-                continue
-        if (y % 2) != (x % 2) and i % 2:
-            continue  # as Tatham: edges get half the chances of a dot
-        take((y, x), touching)
-    return regions
+        y, x = ys[p], xs[p]
+        if y & 1 or x & 1:  # vertices only ever get dots: growing by 2x2 blocks makes big regions
+            # the dots owning the cells around, in cell order, a dot twice if it owns two of them
+            dots = [d for d in map(owner.__getitem__, around_at[p]) if d >= 0]
+            if len(dots) > 1:  # rng.shuffle(dots) inlined, the same draws (CPython's algorithm)
+                for k in range(len(dots) - 1, 0, -1):
+                    bits = (k + 1).bit_length()
+                    j = getrandbits(bits)
+                    while j > k:
+                        j = getrandbits(bits)
+                    dots[k], dots[j] = dots[j], dots[k]
+            for d in dots:
+                region = regions[d]
+                if region.bit_count() >= maxsz:
+                    continue
+                # grow the region by the block and its mirror image (the block of the mirrored point)
+                dy, dx = ys[d], xs[d]
+                if not t & ~mirrorable[d]:
+                    q = (2 * dy - y - 1) * row + 2 * dx - x - 1
+                    if not touch[q] & assigned:
+                        regions[d] = region | t | touch[q]
+                        assigned |= t | touch[q]
+                        for c in touch_at[p]:
+                            owner[c] = d
+                        for c in touch_at[q]:
+                            owner[c] = d
+                        break
+                # else move the dot to the centre of gravity of region + block, if that is a grid
+                # point; a region is symmetric about its dot, so its coordinates sum to size times
+                # the dot's
+                n, nb = region.bit_count(), t.bit_count()
+                cy, ry = divmod(dy * n + y * nb, n + nb)
+                cx, rx = divmod(dx * n + x * nb, n + nb)
+                if ry or rx:
+                    continue
+                q = (cy - 1) * row + cx - 1
+                union = region | t
+                if union & ~mirrorable[q]:
+                    continue
+                cells = union | _mirror(union, shifts[q])
+                # Tatham does not check the last two; we keep every region connected around its dot
+                seed = touch[q]
+                if cells & assigned & ~region or seed & ~cells or _flood(seed, cells, stride) != cells:
+                    continue
+                del regions[d]
+                regions[q] = regions.get(q, 0) | cells
+                assigned |= cells
+                while cells:
+                    low = cells & -cells
+                    owner[low.bit_length() - 1] = q
+                    cells ^= low
+                break
+            else:
+                if (y & 1) != (x & 1) and i & 1:
+                    continue  # as Tatham: edges get half the chances of a dot
+                regions[p] = t
+                assigned |= t
+                for c in touch_at[p]:
+                    owner[c] = p
+            continue
+        regions[p] = t  # a vertex: a new dot
+        assigned |= t
+        for c in touch_at[p]:
+            owner[c] = p
+    return {(ys[p], xs[p]): cells for p, cells in regions.items()}
 
 
 def _wiggliness(regions, g: _Geometry) -> int:

@@ -84,6 +84,13 @@ class PuzzleEnv(Env):
         """The easiest level whose techniques solve the puzzle, if the module can tell; else None."""
         return None
 
+    def tatham_refusal(self, puzzle: Any) -> str | None:
+        """Why Tatham's own apps would refuse this puzzle's game ID although it is valid here
+        (his validate_params limits, e.g. Undead's "Grid is too big"), or None if they open it.
+        Only Undead overrides it: the validate_params of Bridges, Pattern and Galaxies ask nothing
+        that decode() does not (sides >= 3, resp. >= 2 cells; 1-4 bridges; no upper size)."""
+        return None
+
     # ------------------------------------------------------------ shared
 
     def params_for(self, difficulty: int) -> tuple[int, int, str | None]:
@@ -100,7 +107,8 @@ class PuzzleEnv(Env):
     def from_game_id(self, game_id: str) -> dict:
         """The record of any valid game ID; ValueError saying what is wrong otherwise. Its
         difficulty is the ladder rung of the puzzle's (width, height, graded level), or -1 when
-        no rung matches (a size or level the ladder does not hold)."""
+        no rung matches (a size or level the ladder does not hold). An ID valid here that
+        Tatham's apps refuse gets meta.tatham_refuses, saying why (any record can: see _record)."""
         puzzle = self.decode(game_id)
         solutions = self.solve(puzzle, max_solutions=2)
         if not solutions:
@@ -115,6 +123,7 @@ class PuzzleEnv(Env):
     def _record(self, puzzle: Any, solution: list[str], difficulty: int, level: str | None, seed: int | None) -> dict:
         game_id = self.encode(puzzle)
         size = f"{puzzle.width}x{puzzle.height}" + (f"-{level}" if level else "")
+        refusal = self.tatham_refusal(puzzle)
         gold = f"<reasoning>\n{self.explain(puzzle, solution)}\n</reasoning>\n<answer>\n" + "\n".join(solution) + "\n</answer>"
         return {
             "id": f"{self.name}-{size}-{seed if seed is not None else game_id}",
@@ -123,7 +132,9 @@ class PuzzleEnv(Env):
             "prompt": self.prompt(puzzle),
             "answer": gold,
             "meta": {"game_id": game_id, "solution": list(solution), "width": puzzle.width,
-                     "height": puzzle.height, "level": level, "seed": seed},
+                     "height": puzzle.height, "level": level, "seed": seed,
+                     # only when refused, so records Tatham opens keep their shape
+                     **({"tatham_refuses": refusal} if refusal else {})},
         }
 
     def prompt(self, puzzle: Any) -> str:

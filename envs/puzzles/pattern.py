@@ -19,9 +19,10 @@ solvable one line at a time, without guessing, which also proves its solution un
 """
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -39,6 +40,22 @@ class PatternPuzzle:
     cols: tuple[tuple[int, ...], ...]  # runs top to bottom, one clue per column
     rows: tuple[tuple[int, ...], ...]  # runs left to right, one clue per row
 
+    @cached_property
+    def lines(self) -> tuple[tuple[int, ...], ...]:
+        """The solver's lines: rows 0..H-1, then columns H..H+W-1."""
+        return self.rows + self.cols
+
+    @cached_property
+    def lengths(self) -> tuple[int, ...]:
+        return (self.width,) * self.height + (self.height,) * self.width
+
+    @cached_property
+    def line_solved(self) -> tuple[bool, tuple]:
+        """(do line deductions alone solve it, their trace): computed once, for the generator's
+        check and the gold reasoning."""
+        trace: list = []
+        return _line_solve(self, trace), tuple(trace)
+
 
 def runs_of(line: str) -> tuple[int, ...]:
     return tuple(len(run) for run in line.split(EMPTY) if run)
@@ -55,17 +72,6 @@ def _reverse_bits(x: int, nbits: int) -> int:
     return int(format(x, f"0{nbits}b")[::-1], 2)
 
 
-def _run_starts(can_fill: int, length: int) -> int:
-    """Bits p where cells p..p+length-1 may all be filled (shift-and by doubling)."""
-    x, have = can_fill, 1
-    while have * 2 <= length:
-        x &= x >> have
-        have *= 2
-    if length > have:
-        x &= x >> (length - have)
-    return x
-
-
 def _prefix_states(clue: tuple[int, ...], can_fill: int, can_empty: int, top: int) -> tuple[list[int], list[int]]:
     """reach[g]: positions q such that frame cells 0..q-1 can hold the first g runs, each followed
     by an empty cell (so cell q-1 is empty). fits[g]: starts where run g fits, followed by an
@@ -77,12 +83,20 @@ def _prefix_states(clue: tuple[int, ...], can_fill: int, can_empty: int, top: in
     # bit, and a seed on a blocker must not borrow at all, so seeds are OR-ed back afterwards.
     blockers = (~can_empty & ((1 << top) - 1)) | (1 << top)
     free = ~blockers
-    reach = [((blockers - (1 & free)) ^ blockers) | 1]
-    fits = []
+    r = ((blockers - (1 & free)) ^ blockers) | 1
+    reach, fits = [r], []
     for length in clue:
-        fit = _run_starts(can_fill, length) & (can_empty >> length)
-        seeds = (reach[-1] & fit) << (length + 1)
-        reach.append(((blockers - (seeds & free)) ^ blockers) | seeds)
+        # starts p where cells p..p+length-1 may all be filled: shift-and by doubling
+        fit, have = can_fill, 1
+        while have * 2 <= length:
+            fit &= fit >> have
+            have *= 2
+        if length > have:
+            fit &= fit >> (length - have)
+        fit &= can_empty >> length
+        seeds = (r & fit) << (length + 1)
+        r = ((blockers - (seeds & free)) ^ blockers) | seeds
+        reach.append(r)
         fits.append(fit)
     return reach, fits
 
@@ -103,20 +117,29 @@ def solve_line(clue: tuple[int, ...], n: int, filled: int, empty: int) -> tuple[
     back, _ = _prefix_states(clue[::-1], _reverse_bits(full & ~empty, n) << 1,
                              (_reverse_bits(full & ~filled, n) << 1) | frame_ends, top)
     k, width = len(clue), top + 1
-    packed = _reverse_bits(sum(b << (h * width) for h, b in enumerate(back)), (k + 1) * width)
-    # suffix[g] bit e: frame cell e is empty and cells e..n+1 can hold runs g..k-1
-    suffix = [(packed >> (g * width)) & ((1 << width) - 1) for g in range(k + 1)]
+    packed = 0
+    for b in reversed(back):
+        packed = packed << width | b
+    # suffix g (the low `width` bits of `packed` after g steps) bit e: frame cell e is empty and
+    # cells e..n+1 can hold runs g..k-1
+    packed = _reverse_bits(packed, (k + 1) * width)
+    low = (1 << width) - 1
     # A cell can be empty where it closes a prefix holding runs 0..g-1 and opens a suffix
     # holding runs g..k-1; a cell can be filled where it lies in a run g that fits between such
     # a prefix and suffix.
-    can_empty = 0
-    for g in range(k + 1):
-        can_empty |= (reach[g] >> 1) & suffix[g]
-    can_fill = 0
+    can_empty = can_fill = 0
     for g, length in enumerate(clue):
-        starts = reach[g] & fits[g] & (suffix[g + 1] >> length)
-        for i in range(length):
-            can_fill |= starts << i
+        can_empty |= (reach[g] >> 1) & packed
+        packed >>= width
+        starts = reach[g] & fits[g] & ((packed & low) >> length)
+        have = 1  # the cells of every such run: smear the starts over `length` cells by doubling
+        while have * 2 <= length:
+            starts |= starts << have
+            have *= 2
+        if length > have:
+            starts |= starts << (length - have)
+        can_fill |= starts
+    can_empty |= (reach[k] >> 1) & packed
     return full & ~(can_empty >> 1), full & ~(can_fill >> 1)
 
 
@@ -127,42 +150,46 @@ def solve_line(clue: tuple[int, ...], n: int, filled: int, empty: int) -> tuple[
 # in step.
 
 
-def _lines(puzzle: PatternPuzzle) -> tuple[list, list]:
-    lengths = [puzzle.width] * puzzle.height + [puzzle.height] * puzzle.width
-    return list(puzzle.rows) + list(puzzle.cols), lengths
-
-
-def _propagate(puzzle: PatternPuzzle, known_f: list[int], known_e: list[int], dirty: list[bool],
+def _propagate(puzzle: PatternPuzzle, known_f: list[int], known_e: list[int], dirty: int,
                trace: list | None = None) -> bool:
-    """Re-solve dirty lines until nothing changes; False on a contradiction. Sweeps rows then
-    columns in order, so the trace reads naturally. Appends (line, new filled, new empty)."""
-    clues, lengths = _lines(puzzle)
+    """Re-solve dirty lines (bit i of `dirty`: line i) until nothing changes; False on a
+    contradiction. Sweeps rows then columns in order (the next dirty line after the last one
+    solved, else a new sweep from line 0), so the trace reads naturally. Appends (line, new
+    filled, new empty)."""
+    clues, lengths = puzzle.lines, puzzle.lengths
     h = puzzle.height
-    while True in dirty:
-        for i, is_dirty in enumerate(dirty):
-            if not is_dirty:
-                continue
-            dirty[i] = False
-            forced = solve_line(clues[i], lengths[i], known_f[i], known_e[i])
-            if forced is None:
-                return False
-            new_f, new_e = forced[0] & ~known_f[i], forced[1] & ~known_e[i]
-            if not new_f | new_e:
-                continue
-            known_f[i], known_e[i] = forced
-            if trace is not None:
-                trace.append((i, new_f, new_e))
-            first, bit = (h, 1 << i) if i < h else (0, 1 << (i - h))
-            new = new_f | new_e
-            while new:
-                low = new & -new
-                new ^= low
-                j = first + low.bit_length() - 1
-                if low & new_f:
-                    known_f[j] |= bit
-                else:
-                    known_e[j] |= bit
-                dirty[j] = True
+    pos = 0
+    while dirty:
+        ahead = dirty >> pos << pos
+        low = (ahead or dirty) & -(ahead or dirty)
+        i = low.bit_length() - 1
+        dirty ^= low
+        pos = i + 1
+        f, e = known_f[i], known_e[i]
+        forced = solve_line(clues[i], lengths[i], f, e)
+        if forced is None:
+            return False
+        new_f, new_e = forced[0] & ~f, forced[1] & ~e
+        if not new_f | new_e:
+            continue
+        known_f[i], known_e[i] = forced
+        if trace is not None:
+            trace.append((i, new_f, new_e))
+        # the crossing lines: a row's new cells are columns h + c, a column's are rows r
+        if i < h:
+            first, bit = h, 1 << i
+            dirty |= (new_f | new_e) << h
+        else:
+            first, bit = 0, 1 << (i - h)
+            dirty |= new_f | new_e
+        while new_f:
+            low = new_f & -new_f
+            new_f ^= low
+            known_f[first + low.bit_length() - 1] |= bit
+        while new_e:
+            low = new_e & -new_e
+            new_e ^= low
+            known_e[first + low.bit_length() - 1] |= bit
     return True
 
 
@@ -182,9 +209,7 @@ def _assume(puzzle: PatternPuzzle, known_f: list[int], known_e: list[int], r: in
     target = known_f if fill else known_e
     target[r] |= 1 << c
     target[h + c] |= 1 << r
-    dirty = [False] * len(known_f)
-    dirty[r] = dirty[h + c] = True
-    return (known_f, known_e) if _propagate(puzzle, known_f, known_e, dirty) else None
+    return (known_f, known_e) if _propagate(puzzle, known_f, known_e, 1 << r | 1 << (h + c)) else None
 
 
 def _probe(puzzle: PatternPuzzle, known_f: list[int], known_e: list[int]) -> list:
@@ -221,7 +246,7 @@ def _search(puzzle: PatternPuzzle, max_solutions: int) -> list[list[str]]:
     w, h = puzzle.width, puzzle.height
     n_lines = w + h
     root = ([0] * n_lines, [0] * n_lines)
-    if not _propagate(puzzle, *root, [True] * n_lines):
+    if not _propagate(puzzle, *root, (1 << n_lines) - 1):
         return []
     found: list[list[str]] = []
     stack = [root]
@@ -238,7 +263,7 @@ def _line_solve(puzzle: PatternPuzzle, trace: list | None = None) -> bool:
     """True if line deductions alone fill the whole grid (a proof of a unique solution)."""
     n_lines = puzzle.width + puzzle.height
     known_f, known_e = [0] * n_lines, [0] * n_lines
-    if not _propagate(puzzle, known_f, known_e, [True] * n_lines, trace):
+    if not _propagate(puzzle, known_f, known_e, (1 << n_lines) - 1, trace):
         return False
     full = (1 << puzzle.width) - 1
     return all(known_f[r] | known_e[r] == full for r in range(puzzle.height))
@@ -247,8 +272,19 @@ def _line_solve(puzzle: PatternPuzzle, trace: list | None = None) -> bool:
 # ------------------------------------------------------------------ generator
 
 
-def _mean3(a: np.ndarray) -> np.ndarray:
-    """Mean of each cell with its neighbours along axis 0 (two at the ends)."""
+def _mean3(lines: list[list[float]]) -> list[list[float]]:
+    """Each value averaged with its neighbours in the lines before and after (one neighbour at
+    the ends). Sums are formed as (self + before) + after, as in _mean3_np, so the floats are
+    the same to the last bit."""
+    out = [[(x + y) / 2 for x, y in zip(lines[0], lines[1])]]
+    for before, line, after in zip(lines, lines[1:], lines[2:]):
+        out.append([(x + u + d) / 3 for u, x, d in zip(before, line, after)])
+    out.append([(x + u) / 2 for u, x in zip(lines[-2], lines[-1])])
+    return out
+
+
+def _mean3_np(a: np.ndarray) -> np.ndarray:
+    """_mean3 along axis 0 of an array."""
     s = a.copy()
     s[1:] += a[:-1]
     s[:-1] += a[1:]
@@ -257,20 +293,34 @@ def _mean3(a: np.ndarray) -> np.ndarray:
     return s
 
 
+SMALL_GRID = 100  # cells; below this plain lists beat numpy, whose calls cost more than the work
+
+
 def _smoothed_grid(rng: random.Random, w: int, h: int) -> list[int]:
     """Tatham's picture: noise, one 3x3 mean pass (clipped at the border), then the cells at or
     above the median are filled. Rows as bitmasks. The clipped 3x3 mean is separable: a mean
     down the columns, then along the rows. A side of 2 is not averaged (its two cells would
-    become equal), and a side of 1 has nothing to average."""
-    noise = np.array([rng.random() for _ in range(w * h)]).reshape(h, w)
+    become equal), and a side of 1 has nothing to average. Both paths give the same grid."""
+    noise = list(itertools.starmap(rng.random, itertools.repeat((), w * h)))
+    if w * h > SMALL_GRID:
+        a = np.array(noise).reshape(h, w)
+        if h > 2:
+            a = _mean3_np(a)
+        if w > 2:
+            a = _mean3_np(a.T).T
+        index = w * h // 2 + (rng.randrange(2) if w & h & 1 else 0)  # odd count: just under or over half
+        packed = np.packbits(a >= np.sort(a, axis=None)[index], axis=1, bitorder="little")
+        return [int.from_bytes(row.tobytes(), "little") for row in packed]
+    rows = [noise[r * w:(r + 1) * w] for r in range(h)]
     if h > 2:
-        noise = _mean3(noise)
-    if w > 2:
-        noise = _mean3(noise.T).T
-    index = w * h // 2 + (rng.randrange(2) if w & h & 1 else 0)  # odd count: just under or over half
-    threshold = np.sort(noise, axis=None)[index]
-    packed = np.packbits(noise >= threshold, axis=1, bitorder="little")
-    return [int.from_bytes(row.tobytes(), "little") for row in packed]
+        rows = _mean3(rows)
+    if w > 2:  # the same along each row
+        rows = [[(r[0] + r[1]) / 2, *[(x + u + d) / 3 for u, x, d in zip(r, r[1:], r[2:])], (r[-1] + r[-2]) / 2]
+                for r in rows]
+    index = w * h // 2 + (rng.randrange(2) if w & h & 1 else 0)
+    at_least = sorted(itertools.chain.from_iterable(rows))[index].__le__  # threshold <= x
+    bits = [1 << c for c in range(w)]
+    return [sum(itertools.compress(bits, map(at_least, row))) for row in rows]
 
 
 def _has_plain_line(rows: list[int], w: int, h: int) -> bool:
@@ -387,7 +437,7 @@ One line per row, top to bottom; each line has one character per column, left to
             grid = _row_strings(rows, width)
             puzzle = PatternPuzzle(width, height, tuple(runs_of("".join(col)) for col in zip(*grid)),
                                    tuple(runs_of(row) for row in grid))
-            if _line_solve(puzzle):
+            if puzzle.line_solved[0]:
                 return puzzle, grid
 
     def is_solution(self, puzzle: PatternPuzzle, grid: list[str]) -> bool:
@@ -424,8 +474,7 @@ One line per row, top to bottom; each line has one character per column, left to
         return "\n".join(lines)
 
     def explain(self, puzzle: PatternPuzzle, solution: list[str]) -> str:
-        trace: list = []
-        solved = _line_solve(puzzle, trace)
+        solved, trace = puzzle.line_solved
         h = puzzle.height
         out = ["Solve one line at a time: try every placement of a line's runs that agrees with the "
                "cells already known; a cell filled in every placement is filled, a cell empty in "

@@ -34,9 +34,11 @@ recomputed (see _generate).
 """
 from __future__ import annotations
 
+import bisect
 import random
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from envs.puzzles.grid import PuzzleEnv
 
@@ -49,6 +51,7 @@ NAMES = {"G": "ghost", "V": "vampire", "Z": "zombie"}
 LEVELS = ("easy", "normal", "tricky")
 SWEEPS_EASY = 3  # Tatham: easy = solved by the line-of-sight sweeps within 3 rounds
 OPEN_NORMAL = 3  # Tatham: normal may leave at most 3 cells open after the sweeps
+TATHAM_MIN_SIDE, TATHAM_MAX_AREA = 3, 54  # undead.c validate_params: w, h >= 3 and w <= 54 / h
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,16 @@ class UndeadPuzzle:
     totals: tuple[int, ...]  # ghosts, vampires, zombies
     grid: tuple[str, ...]  # rows of '\\', '/', '.', or a monster fixed by the game ID
     clues: tuple[int, ...]  # 2(W+H) edge numbers clockwise from the top-left
+
+    @cached_property
+    def rated(self) -> tuple[_Maze, int, bool, list, list[int]]:
+        """(solver data, sweeps run, consistent, their log, domains after them) from the empty
+        board: what solving, rating and the gold reasoning read, computed once per puzzle. The
+        generator hands over the ones it computed."""
+        maze = _maze(self)
+        dom, log = maze.start(), []
+        sweeps, ok = _sweeps(maze, dom, log)
+        return maze, sweeps, ok, log, dom
 
 
 # ---------------------------------------------------------------- geometry
@@ -165,6 +178,7 @@ class _Maze:
             lines.append(_Line(k, end, cells, shifts, options, side))
         # Tatham's sweep order: fewest distinct cells first, ties by the lower edge number
         self.lines = sorted(lines, key=lambda ln: len(ln.cells))
+        self.sizes = [len(ln.cells) for ln in self.lines]
         self.lines_of: list[list[int]] = [[] for _ in self.pos]
         for li, ln in enumerate(self.lines):
             for c in ln.cells:
@@ -212,6 +226,10 @@ def _maze(p: UndeadPuzzle) -> _Maze:
     return maze
 
 
+# per domain, how many of each type it allows, packed 8 bits per type (open cells of a line add up)
+_ALLOWS = tuple((d & 1) | (d >> 1 & 1) << 8 | (d >> 2 & 1) << 16 for d in range(8))
+
+
 def _support(ln: _Line, goal: int, dom: list[int], caps: list[int]) -> list[tuple[int, int]] | None:
     """The line-of-sight deduction: for each open cell of the line, (cell, the monsters that
     appear in some filling reaching the goal state within the caps); None if no filling does.
@@ -219,27 +237,29 @@ def _support(ln: _Line, goal: int, dom: list[int], caps: list[int]) -> list[tupl
     Shifts add up, so settled cells only move the goal and the pass runs over open cells."""
     if goal < 0 or min(caps) < 0:
         return None
-    cells, row = [], []
+    cells, row, allows = [], [], 0
     for c, opts in zip(ln.cells, ln.options):
         d = dom[c]
         if d & (d - 1):
             cells.append(c)
             row.append(opts[d])
+            allows += _ALLOWS[d]
         else:
             goal -= opts[d][0][1]
     if goal < 0:
         return None
-    if not cells:
+    n_open = len(cells)
+    if not n_open:
         return [] if goal == 0 else None
     final = 1 << goal
-    if min(caps) < len(cells):  # a remaining total may bind: count the types that can run out
+    if min(caps) < n_open:  # a remaining total may bind: count the types that can run out
         extra, size = [0, 0, 0], ln.side * ln.side
         for t in range(3):
-            if caps[t] < len(cells) and caps[t] < sum(1 for c in cells if dom[c] >> t & 1):
+            if caps[t] < n_open and caps[t] < allows >> (8 * t) & 255:
                 extra[t] = size
                 for _ in range(caps[t]):  # accept any count 0..cap of this type
                     final |= final << size
-                size *= len(cells) + 1
+                size *= n_open + 1
         if size > ln.side * ln.side:
             row = [[(t, s + extra[t]) for t, s in opts] for opts in row]
     keep = (1 << final.bit_length()) - 1  # states past the goal never come back
@@ -255,7 +275,7 @@ def _support(ln: _Line, goal: int, dom: list[int], caps: list[int]) -> list[tupl
     if not good:
         return None
     support = []
-    for i in range(len(cells) - 1, -1, -1):
+    for i in range(n_open - 1, -1, -1):
         before, back, seen = states[i], 0, 0
         for t, s in row[i]:
             hit = (good >> s) & before
@@ -269,14 +289,26 @@ def _support(ln: _Line, goal: int, dom: list[int], caps: list[int]) -> list[tupl
 
 def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, bool]:
     """Tatham's iterative solver: sweeps of the line-of-sight deduction until nothing changes.
-    Returns (sweeps run, consistent); dom is narrowed in place. log gets (line, cell, value)."""
+    Returns (sweeps run, consistent); dom is narrowed in place. log gets (line, cell, value).
+
+    A line is skipped while none of its cells changed and no remaining total it could depend on
+    (one under its number of cells) dropped since it was last applied: applied again it would
+    give the same answer and change nothing, so the sweeps, the log and the result are those of
+    evaluating every line every sweep."""
     depth = 0
     caps = maze.caps(dom)
+    lines, goals, lines_of, sizes = maze.lines, maze.goals, maze.lines_of, maze.sizes
+    everything = [True] * len(lines)
+    stale = everything[:]
     while True:
         changed = False
-        for ln, goal in zip(maze.lines, maze.goals):
+        for li, ln in enumerate(lines):
+            if not stale[li]:
+                continue
+            goal = goals[li]
             if not ln.cells and goal == 0:
                 continue
+            stale[li] = False
             support = _support(ln, goal, dom, caps)
             if support is None:
                 return depth + 1, False
@@ -284,8 +316,14 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
                 if dom[c] & ~s:
                     dom[c] &= s
                     changed = True
+                    for lj in lines_of[c]:
+                        stale[lj] = True
                     if not dom[c] & (dom[c] - 1):
-                        caps[dom[c].bit_length() - 1] -= 1
+                        t = dom[c].bit_length() - 1
+                        caps[t] -= 1
+                        # lines are sorted by their number of cells: those with more than the cap
+                        first = bisect.bisect_right(sizes, caps[t])
+                        stale[first:] = everything[first:]
                         if log is not None:
                             log.append((ln, c, dom[c]))
         depth += 1
@@ -392,9 +430,18 @@ def _layout(rng: random.Random, w: int, h: int, level: str) -> tuple[str, ...]:
     """Tatham's mirror layouts: each cell a mirror with chance 2/5, 48-78% monster cells, and no
     line of sight through more distinct cells than the level allows (long lines make hard puzzles)."""
     longest = {"easy": min(w, h) + 1, "normal": max(w, h) * 3 // 2, "tricky": 9}[level]
+    getrandbits, cell = rng.getrandbits, "\\/..."
     while True:
-        grid = tuple("".join("\\" if x == 0 else "/" if x == 1 else "." for x in (rng.randrange(5) for _ in range(w)))
-                     for _ in range(h))
+        rows = []
+        for _ in range(h):
+            row = []
+            for _ in range(w):  # rng.randrange(5), inlined with the same draws (CPython's algorithm)
+                x = getrandbits(3)
+                while x >= 5:
+                    x = getrandbits(3)
+                row.append(cell[x])
+            rows.append("".join(row))
+        grid = tuple(rows)
         n = sum(row.count(".") for row in grid)
         if n <= 4 or not 0.48 <= n / (w * h) <= 0.78:
             continue
@@ -409,26 +456,39 @@ def _generate(rng: random.Random, w: int, h: int, level: str, repairs: int = 20,
     most of the board and only re-rates it. A layout whose check needs more than `budget` search
     nodes is dropped: such boards are rare and only slow the generator down."""
     want = LEVELS.index(level)
+    getrandbits = rng.getrandbits
+
+    def monster() -> int:  # rng.choice((G, V, Z)), inlined with the same draws
+        x = getrandbits(2)
+        while x == 3:
+            x = getrandbits(2)
+        return 1 << x
+
     while True:
         maze = _Maze(_layout(rng, w, h, level), w, h)
-        board = [rng.choice((G, V, Z)) for _ in maze.pos]
+        board = [monster() for _ in maze.pos]
         for _ in range(repairs):
             totals, clues = maze.numbers(board)
             maze.set_numbers(totals, clues)
-            dom = maze.start()
-            sweeps, _ = _sweeps(maze, dom)
+            dom, log = maze.start(), []
+            sweeps, ok = _sweeps(maze, dom, log)
             open_cells = [i for i, d in enumerate(dom) if d & (d - 1)]
             if len(open_cells) <= (0 if want == 0 else OPEN_NORMAL) or want == 2:
-                found = _solutions(maze, 2, dom, budget, recheck=not open_cells)
+                if open_cells:
+                    found = _solutions(maze, 2, dom, budget, recheck=False)
+                else:  # all settled by sound deductions: the one candidate, if its numbers are right
+                    found = [dom] if maze.numbers(dom) == (totals, clues) else []
                 if found is None:
                     break
                 got = _level(sweeps, len(open_cells))
                 if len(found) == 1 and got == level and _varied(totals, level):
-                    return UndeadPuzzle(w, h, totals, maze.grid, clues), maze.board(board)
+                    puzzle = UndeadPuzzle(w, h, totals, maze.grid, clues)
+                    puzzle.__dict__["rated"] = (maze, sweeps, ok, log, dom)  # what `rated` would compute
+                    return puzzle, maze.board(board)
                 if len(found) > 1:
                     # one shared monster for every differing cell: two cells that could swap
                     # places cannot once they are the same
-                    new = rng.choice((G, V, Z))
+                    new = monster()
                     for i, (a, b) in enumerate(zip(*found)):
                         if a != b:
                             board[i] = new
@@ -436,7 +496,7 @@ def _generate(rng: random.Random, w: int, h: int, level: str, repairs: int = 20,
                 if LEVELS.index(got) < want or not open_cells:
                     break  # too easy, or too many sweeps: start afresh
             for i in open_cells:  # too hard: new monsters where the sweeps got stuck
-                board[i] = rng.choice((G, V, Z))
+                board[i] = monster()
 
 
 def _varied(totals: tuple[int, ...], level: str) -> bool:
@@ -522,8 +582,10 @@ class Undead(PuzzleEnv):
     name = "undead"
     title = "Undead"
     levels = LEVELS
+    # Within Tatham's limits (TATHAM_MAX_AREA), so every rung's game IDs open in his apps: the top
+    # rung is 9x6 (54 cells; 8x8 is "Grid is too big" there).
     ladder = ((4, 4, "easy"), (5, 5, "easy"), (5, 5, "normal"), (5, 5, "tricky"), (6, 6, "normal"),
-              (7, 7, "normal"), (7, 7, "tricky"), (8, 8, "tricky"))
+              (7, 7, "normal"), (7, 7, "tricky"), (9, 6, "tricky"))
     alphabet = "GVZ\\/"
     rules = """\
 Every cell of the grid is either a mirror, '\\' or '/', which is given, or holds exactly one
@@ -550,7 +612,7 @@ other cell. No spaces, dots or other characters."""
     def solve(self, puzzle: UndeadPuzzle, max_solutions: int = 2) -> list[list[str]]:
         if max_solutions < 1:
             return []
-        maze = _maze(puzzle)
+        maze = puzzle.rated[0]
         return [maze.board(dom) for dom in _solutions(maze, max_solutions) or []]
 
     def new_puzzle(self, rng: random.Random, width: int, height: int,
@@ -562,10 +624,16 @@ other cell. No spaces, dots or other characters."""
             raise ValueError(f"undead generates 3x3 to 10x10 grids, not {width}x{height}")
         return _generate(rng, width, height, level)
 
+    def tatham_refusal(self, puzzle: UndeadPuzzle) -> str | None:
+        w, h = puzzle.width, puzzle.height
+        if w < TATHAM_MIN_SIDE or h < TATHAM_MIN_SIDE:
+            return f"Tatham's Undead refuses {w}x{h}: width and height must be at least {TATHAM_MIN_SIDE}"
+        if w > TATHAM_MAX_AREA // h:
+            return f"Tatham's Undead refuses {w}x{h}: \"Grid is too big\" (at most {TATHAM_MAX_AREA} cells)"
+        return None
+
     def grade(self, puzzle: UndeadPuzzle) -> str | None:
-        maze = _maze(puzzle)
-        dom = maze.start()
-        sweeps, ok = _sweeps(maze, dom)
+        maze, sweeps, ok, _, dom = puzzle.rated
         n_open = sum(1 for d in dom if d & (d - 1))
         found = _solutions(maze, 2, dom, recheck=not n_open) if ok else []
         if found is None or len(found) != 1:
@@ -620,9 +688,7 @@ other cell. No spaces, dots or other characters."""
         return "\n".join(out)
 
     def explain(self, puzzle: UndeadPuzzle, solution: list[str]) -> str:
-        maze = _maze(puzzle)
-        dom, log = maze.start(), []
-        sweeps, _ = _sweeps(maze, dom, log)
+        maze, sweeps, _, log, dom = puzzle.rated
         w, h, clues = puzzle.width, puzzle.height, puzzle.clues
         steps: list[tuple[_Line, list[str]]] = []  # the first lines of sight that settled cells
         for ln, c, d in log:

@@ -1,7 +1,6 @@
 """Arithmetic and number theory: int -> int, list[int], pair; pair -> int, pair, list[int]."""
 from __future__ import annotations
 
-import math
 
 from envs.compose.brick import Brick, by_name
 from envs.compose.types import INT, LIST_INT, PAIR
@@ -112,13 +111,6 @@ def double_plus_one(n, c):
     return 2 * n + 1
 
 
-def integer_sqrt(n, c):
-    if n < 0:
-        return None
-    c.tick(max(1, n.bit_length()))
-    return math.isqrt(n)
-
-
 def popcount(n, c):
     c.tick(max(1, abs(n).bit_length()))
     return bin(abs(n)).count("1")
@@ -214,8 +206,6 @@ BRICKS = by_name([
     Brick("square_mod_97", INT, INT, "Square the number and take the remainder after division by 97.",
           square_mod_97),
     Brick("double_plus_one", INT, INT, "Double the number and add 1.", double_plus_one),
-    Brick("integer_sqrt", INT, INT, "Take the square root, rounded down (no output for negative numbers).",
-          integer_sqrt),
     Brick("popcount", INT, INT, "Count the 1s in the binary form of the number's absolute value.", popcount),
     Brick("digits", INT, LIST_INT, "List the decimal digits of the number's absolute value, left to right.",
           digits),

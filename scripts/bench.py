@@ -1,0 +1,185 @@
+"""Run every benchmark in bench/ and write bench/RESULTS.md; copy its figures into README.md.
+
+    python scripts/bench.py                   # all of them (`make bench`), then the README blocks
+    python scripts/bench.py --only puzzles    # rerun some; the other sections of RESULTS.md stay
+    python scripts/bench.py --readme          # only copy RESULTS.md's sections into README.md
+    python scripts/bench.py --check           # exit 1 if a README block differs from RESULTS.md
+
+Convention for a bench script: it prints markdown to stdout and exits 0 (stderr is for progress;
+it goes to runs/bench/logs/). RESULTS.md opens with the machine (CPU model, cores, memory), then
+one section per script: when it ran, at which git commit, the load average before and after, its
+wall and CPU time, and its stdout verbatim (or why it was skipped or how it failed).
+
+README.md holds copies of some sections between `<!-- bench:NAME -->` and `<!-- /bench -->`;
+--readme rewrites them from RESULTS.md and --check (tests/test_bench_results.py) fails when they
+drift, so README's benchmark figures are never typed by hand.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import re
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "RESULTS.md"
+README = ROOT / "README.md"
+LOGS = ROOT / "runs" / "bench" / "logs"
+VLLM_PYTHON = ROOT / ".venv-vllm" / "bin" / "python"
+ORDER = ("puzzles", "gym", "races", "sandbox", "grading", "analyze", "trainer", "rollouts")
+SECTION = re.compile(r"^## bench/(\w+)\.py$", re.M)
+BLOCK = re.compile(r"(<!-- bench:(\w+) -->\n)(.*?)(<!-- /bench -->)", re.S)
+
+
+def machine(short: bool = False) -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        names = [line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")]
+        cpu = names[0] if names else cpu
+    except OSError:
+        pass
+    mem = ""
+    try:
+        kb = next(int(line.split()[1]) for line in open("/proc/meminfo") if line.startswith("MemTotal"))
+        mem = f", {kb / 2**20:.1f} GiB memory"
+    except (OSError, StopIteration):
+        pass
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if short:
+        return f"{cpu}, {usable} cores"
+    return f"{cpu}, {os.cpu_count()} logical cores ({usable} usable){mem}; {platform.platform()}, Python {platform.python_version()}"
+
+
+def commit() -> str:
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+    head = git("rev-parse", "--short=10", "HEAD") or "unknown"
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    return head + (" with uncommitted changes" if dirty else "")
+
+
+def load() -> str:
+    return "/".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def python_for(name: str) -> tuple[str | None, str]:
+    """(interpreter, '') to run bench/<name>.py, or (None, why it is skipped)."""
+    script = ROOT / "bench" / f"{name}.py"
+    if not script.exists():
+        return None, f"skipped: bench/{name}.py does not exist in this checkout"
+    if name == "rollouts":
+        if not VLLM_PYTHON.exists():
+            return None, "skipped: needs the vLLM environment .venv-vllm (see README's GPU section)"
+        return str(VLLM_PYTHON), ""
+    if name == "trainer":
+        probe = subprocess.run([sys.executable, "-c", "import trl"], capture_output=True)
+        if probe.returncode != 0:
+            return None, "skipped: needs TRL, a bench-only extra (`pip install -r requirements-extra.txt`)"
+    return sys.executable, ""
+
+
+def run_one(name: str) -> str:
+    """The RESULTS.md section of one bench script."""
+    python, why = python_for(name)
+    head = f"## bench/{name}.py\n\n"
+    if python is None:
+        return head + f"{why} (checked {datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}).\n"
+    LOGS.mkdir(parents=True, exist_ok=True)
+    log = LOGS / f"{name}.stderr"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.setdefault("OMP_NUM_THREADS", "1")  # one thread per core's worth of work, as in `make test`
+    before, started = load(), datetime.datetime.now().astimezone()
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    print(f"bench: running bench/{name}.py (stderr: {log.relative_to(ROOT)})", file=sys.stderr, flush=True)
+    with open(log, "w") as err:
+        p = subprocess.run([python, f"bench/{name}.py"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                           stderr=err, text=True)
+    wall = time.perf_counter() - t0
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime
+    info = (f"Run {started:%Y-%m-%d %H:%M %Z} on {machine(short=True)} at commit {commit()}; load average (1/5/15 min) {before} before, "
+            f"{load()} after; {wall:.0f} s wall, {cpu:.0f} s CPU (the script and its children).\n\n")
+    body = p.stdout.strip() + "\n"
+    if p.returncode != 0:
+        tail = log.read_text(errors="replace").strip().splitlines()[-15:]
+        body += (f"\n**Failed: exit {p.returncode}.** Last lines of stderr:\n\n```\n" + "\n".join(tail) + "\n```\n")
+    print(f"bench: bench/{name}.py done in {wall:.0f} s (exit {p.returncode})", file=sys.stderr, flush=True)
+    return head + info + body
+
+
+def sections(text: str) -> dict[str, str]:
+    """RESULTS.md's sections by script name, each from its heading to the next."""
+    marks = list(SECTION.finditer(text))
+    return {m[1]: text[m.start():marks[i + 1].start() if i + 1 < len(marks) else len(text)].rstrip() + "\n"
+            for i, m in enumerate(marks)}
+
+
+def write_results(new: dict[str, str], started: datetime.datetime, before: str) -> None:
+    old = sections(RESULTS.read_text()) if RESULTS.exists() else {}
+    merged = {**old, **new}
+    names = [n for n in ORDER if n in merged] + sorted(set(merged) - set(ORDER))
+    text = ("# Benchmark results\n\nWritten by `make bench` (scripts/bench.py): every script in bench/, its "
+            "markdown output verbatim. README's benchmark figures are copied from here.\n\n"
+            f"Machine: {machine()}.\n\n"
+            f"Last `make bench`: {started:%Y-%m-%d %H:%M %Z} at commit {commit()}, ran {', '.join(new)}"
+            f"{' (the other sections are kept from earlier runs)' if set(old) - set(new) else ''}; load average "
+            f"(1/5/15 min) {before} before, {load()} after.\n\n"
+            + "\n".join(merged[n] for n in names))
+    tmp = RESULTS.with_suffix(".tmp")
+    tmp.write_text(text)
+    tmp.replace(RESULTS)
+
+
+def readme_blocks(results: str, readme: str) -> tuple[str, list[str]]:
+    """README with every bench block replaced by the body of its RESULTS.md section (the text
+    after the section's heading), and the names of blocks that have no section."""
+    found = sections(results)
+    missing: list[str] = []
+
+    def fill(m: re.Match) -> str:
+        name = m[2]
+        if name not in found:
+            missing.append(name)
+            return m[0]
+        body = found[name].split("\n", 1)[1].strip()
+        return f"{m[1]}{body}\n{m[4]}"
+
+    return BLOCK.sub(fill, readme), missing
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", nargs="+", choices=ORDER, help="run only these; keep RESULTS.md's other sections")
+    ap.add_argument("--readme", action="store_true", help="only copy RESULTS.md's sections into README's blocks")
+    ap.add_argument("--check", action="store_true", help="exit 1 if README's blocks differ from RESULTS.md")
+    args = ap.parse_args()
+    if not (args.readme or args.check):
+        started, before = datetime.datetime.now().astimezone(), load()
+        write_results({name: run_one(name) for name in (args.only or ORDER)}, started, before)
+        print(f"bench: wrote {RESULTS.relative_to(ROOT)}", file=sys.stderr)
+    if not RESULTS.exists():
+        sys.exit(f"bench: {RESULTS.relative_to(ROOT)} does not exist: run `make bench` first")
+    readme = README.read_text()
+    new, missing = readme_blocks(RESULTS.read_text(), readme)
+    if missing:
+        sys.exit(f"bench: README.md has blocks {missing} with no section in {RESULTS.relative_to(ROOT)}")
+    if args.check:
+        if new != readme:
+            sys.exit("bench: README.md's benchmark blocks differ from bench/RESULTS.md: run "
+                     "`python scripts/bench.py --readme`")
+        return
+    if new != readme:
+        README.write_text(new)
+        print("bench: README.md's benchmark blocks updated from RESULTS.md", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

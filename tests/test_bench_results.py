@@ -1,0 +1,62 @@
+"""`make bench` machinery (scripts/bench.py): RESULTS.md sections, README blocks copied from them
+and never typed by hand, and how a failing or skipped bench script is reported."""
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+spec = importlib.util.spec_from_file_location("bench_runner", ROOT / "scripts" / "bench.py")
+runner = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(runner)
+
+RESULTS = """# Benchmark results
+
+Machine: x.
+
+## bench/puzzles.py
+
+Run today.
+
+| puzzle | ours / C |
+|---|---:|
+| bridges | 0.20 |
+
+## bench/gym.py
+
+skipped: no.
+"""
+
+
+def test_blocks_are_filled_and_drift_is_seen():
+    readme = "intro\n<!-- bench:puzzles -->\n| bridges | 0.99 |\n<!-- /bench -->\nend\n"
+    new, missing = runner.readme_blocks(RESULTS, readme)
+    assert missing == []
+    assert new == ("intro\n<!-- bench:puzzles -->\nRun today.\n\n| puzzle | ours / C |\n|---|---:|\n"
+                   "| bridges | 0.20 |\n<!-- /bench -->\nend\n")
+    assert runner.readme_blocks(RESULTS, new)[0] == new  # filling is idempotent
+    _, missing = runner.readme_blocks(RESULTS, "<!-- bench:races -->\nx\n<!-- /bench -->\n")
+    assert missing == ["races"]
+
+
+def test_sections_split_by_script():
+    found = runner.sections(RESULTS)
+    assert list(found) == ["puzzles", "gym"]
+    assert found["gym"] == "## bench/gym.py\n\nskipped: no.\n"
+
+
+def test_failing_and_missing_scripts_are_reported(tmp_path, monkeypatch):
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "bench" / "puzzles.py").write_text(
+        "import sys\nprint('| a | b |')\nprint('boom', file=sys.stderr)\nsys.exit(3)\n")
+    monkeypatch.setattr(runner, "ROOT", tmp_path)
+    monkeypatch.setattr(runner, "LOGS", tmp_path / "logs")
+    monkeypatch.setattr(runner, "VLLM_PYTHON", tmp_path / ".venv-vllm" / "bin" / "python")
+    section = runner.run_one("puzzles")
+    assert section.startswith("## bench/puzzles.py\n\nRun ") and "load average" in section
+    assert "| a | b |" in section and "**Failed: exit 3.**" in section and "boom" in section
+    assert "does not exist" in runner.run_one("races")
+    (tmp_path / "bench" / "rollouts.py").write_text("print(1)\n")
+    assert ".venv-vllm" in runner.run_one("rollouts")

@@ -1,0 +1,88 @@
+"""What a training run leaves for its user: step lines every log_every steps (difficulty per env in
+the RL line), curves.png, the LoRA adapter in peft format beside the merged weights, the chat
+template override and enable_thinking saved with the tokenizer; passk.png with its bands."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import torch
+
+from utils.records import write_jsonl
+from utils.tiny import build_tiny
+
+
+def test_lora_sft_run_outputs(tmp_path, capsys):
+    import train
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tiny = build_tiny(tmp_path / "tiny")
+    write_jsonl(tmp_path / "sft.jsonl", [{"prompt": f"Say {i}.", "response": f"<answer>{i % 10}</answer>"}
+                                         for i in range(40)])
+    template = tmp_path / "t.jinja"
+    template.write_text("{% for m in messages %}[{{ m['role'] }}] {{ m['content'] }}\n{% endfor %}"
+                        "{% if enable_thinking is defined and not enable_thinking %}[no-think]{% endif %}[assistant] ")
+    train.main([f"model={tiny}", f"out_dir={tmp_path}", "name=lora", "stage=sft", f"sft.data=[{tmp_path}/sft.jsonl]",
+                "sft.batch_size=4", "sft.micro_batch_size=4", "sft.epochs=1", "optim.lr=1e-2", "save_every=5",
+                "lora.enabled=true", "lora.r=4", "log_every=4", f"chat_template={template}", "enable_thinking=false",
+                "cpu_threads=1"])
+    lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("sft step")]
+    assert [x.split()[2] for x in lines] == ["1/10", "4/10", "8/10", "10/10"]  # first, every 4th, last
+    run = tmp_path / "lora"
+    assert len([json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]) == 10
+    assert (run / "curves.png").stat().st_size > 5000
+    # the adapter alone (peft format) on the base gives the merged model
+    assert (run / "final_adapter" / "adapter_config.json").is_file()
+    merged = AutoModelForCausalLM.from_pretrained(run / "final")
+    adapted = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(tiny), run / "final_adapter")
+    ids = torch.tensor([[5, 17, 300, 42, 7]])
+    with torch.no_grad():
+        assert torch.allclose(merged(ids).logits, adapted(ids).logits, atol=1e-5)
+        assert not torch.allclose(merged(ids).logits, AutoModelForCausalLM.from_pretrained(tiny)(ids).logits,
+                                  atol=1e-4)
+    # the override and the thinking switch travel with the saved tokenizer (evaluate.py renders the same)
+    tok = AutoTokenizer.from_pretrained(run / "final")
+    text = tok.apply_chat_template([{"role": "user", "content": "hi"}], add_generation_prompt=True, tokenize=False)
+    assert text == "[user] hi\n[no-think][assistant] "
+
+
+def test_rl_line_shows_difficulty_and_curves_draw_every_panel(tmp_path, capsys):
+    import train
+
+    cfg = train.TrainConfig(name="r", log_every=1)
+    log = train.Log(tmp_path, cfg, SimpleNamespace(main=True), 0)
+    for step in (1, 2):
+        log(step, {"reward_mean": 0.1 * step, "accuracy": 0.2, "response_len": 30.0, "kl": 0.01, "clip_frac_low": 0.0,
+                   "clip_frac_high": 0.1, "difficulty/sorting": step, "difficulty/lis": 0, "loss": 0.3},
+            f"rl step {step}/2")
+    log.close()
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["rl step 1/2 | difficulty sorting 1 lis 0", "rl step 2/2 | difficulty sorting 2 lis 0"]
+    assert (tmp_path / "curves.png").stat().st_size > 5000
+    from utils.plots import CURVE_PANELS, training_curves
+
+    rows = [{"step": 1, "reward_mean": 0.1, "grad_norm": 1.0}]
+    training_curves(rows, tmp_path / "c.png")
+    assert (tmp_path / "c.png").is_file() and {"reward and accuracy", "gradient norm"} <= {n for n, _ in CURVE_PANELS}
+
+
+def test_optional_loggers_need_their_package():
+    import importlib.util
+
+    import train
+
+    for key in ("wandb", "tensorboard"):
+        if importlib.util.find_spec(key) is not None:
+            continue
+        problems = dict(train.TrainConfig(**{key: True}).validate())
+        assert f"pip install {key}" in problems[key]
+
+
+def test_passk_plot_has_bands(tmp_path):
+    from utils.plots import passk_curves
+
+    passk_curves({"a": {1: 0.2, 2: 0.3, 4: 0.5}, "b": {1: 0.1, 2: 0.2, 4: 0.25}}, tmp_path / "p.png",
+                 bands={"a": {1: (0.1, 0.3), 4: (0.4, 0.6)}})
+    assert Path(tmp_path / "p.png").stat().st_size > 5000
