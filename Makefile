@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test setup clean bench vllm-cpu test-vllm
+.PHONY: demo test test-dist setup clean bench vllm-cpu test-vllm
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -19,6 +19,12 @@ demo: $(STAMP)
 # two pytest workers on two cores: one torch/OpenMP thread each (more makes OpenMP spin, 4-10x slower)
 test: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n 2 tests
+
+# train.py under torchrun with 2 gloo ranks against 1 (FSDP2, DDP, HSDP, LoRA, async, resume):
+# tests/test_multirank.py, about 6 minutes on 2 idle cores. One pytest process: each test
+# already runs 2 ranks.
+test-dist: $(STAMP)
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -m dist tests/test_multirank.py
 
 # every bench/*.py (side by side with its anchor, CPU seconds) -> bench/RESULTS.md, and README's copies of it
 bench: $(STAMP)

@@ -2,6 +2,8 @@
 
     torchrun --nproc_per_node N train.py --config configs/paper/gspo_novelty.yaml [key=value ...]
     python train.py --config configs/smoke/sft.yaml            # one process (CPU: gloo)
+    python train.py --config configs/paper/gspo_novelty.yaml --plan gpus=8 gpu_mem_gb=80 model=Qwen/Qwen2.5-7B
+                                                               # memory per GPU, before booking the cluster
 
 stage=sft: prompt + response pairs (or records + rejection-sampled `responses` from
     `generate.py --config configs/generate/sft_traces.yaml`), the tokenizer's chat template, loss on
@@ -20,7 +22,6 @@ from __future__ import annotations
 import math
 import sys
 import time
-from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
@@ -114,10 +115,14 @@ class RLSection:
     temperature: float = field(1.0, help="rollout sampling temperature (also applied to training log-probs)")
     top_p: float = field(1.0, help="rollout nucleus sampling")
     max_tokens: int = field(2048, help="response budget per rollout; longer ones are cut (clipped_ratio)")
+    max_prompt_tokens: int = field(0, help="vllm: the longest prompt allowed (chat template included), in tokens; "
+                                           "0: what engine.max_model_len leaves after max_tokens. A longer prompt "
+                                           "stops the run with one line (vLLM would cut its response short)")
     async_rollouts: bool = field(False, help="one-step off-policy: generate step t+1 while step t trains; the "
                                              "ratio uses the behaviour log-probs (`async` is a Python keyword)")
-    engine: EngineConfig = field(EngineConfig(), help="rollout backend: hf (CPU, the live model) or vllm "
-                                                      "(colocated, weights synced each step); engine.model is ignored")
+    engine: EngineConfig = field(EngineConfig(), help="rollout backend: hf (the live model; a synced copy under "
+                                                      "FSDP or async) or vllm (colocated, one engine per GPU, weights "
+                                                      "synced each step); engine.model is ignored")
     log_samples: int = field(4, help="rollouts per step written to samples.jsonl (whole groups first), for the "
                                      "training-dynamics analyses (analyze.py over steps); -1: all")
 
@@ -140,7 +145,15 @@ class TrainConfig:
     dtype: str = field("auto", help="auto: fp32 weights with bf16 autocast on GPU, fp32 on CPU",
                        choices=("auto", "float32", "bfloat16"))
     strategy: str = field("auto", help="auto: none on one process, FSDP2 if the model does not fit one GPU, "
-                                       "else DDP", choices=("auto", "none", "ddp", "fsdp"))
+                                       "else DDP. hsdp: FSDP2 sharded within groups of hsdp_shard_size ranks "
+                                       "(a node), replicated across them (2+ nodes)",
+                          choices=("auto", "none", "ddp", "fsdp", "hsdp"))
+    hsdp_shard_size: int = field(0, help="strategy=hsdp: ranks per shard group; 0: the ranks of one node "
+                                         "(torchrun's LOCAL_WORLD_SIZE)")
+    logprob_chunk_tokens: int = field(512, help="tokens (over a micro-batch's rows) whose full-vocabulary logits "
+                                                "exist at once when computing log-probs and entropy from the hidden "
+                                                "states (never batch x tokens x vocab): ~3 float32 copies, 0.9 GB at "
+                                                "vocabulary 152k")
     gradient_checkpointing: bool = field(False, help="recompute activations in backward (less memory)")
     lora: LoraSection = field(LoraSection(), help="optional LoRA (both stages)")
     optim: OptimSection = field(OptimSection(), help="optimizer and learning-rate schedule")
@@ -199,6 +212,10 @@ class TrainConfig:
             yield "optim.lr", "must be > 0"
         if self.lora.enabled and self.lora.r < 1:
             yield "lora.r", "must be >= 1"
+        if self.hsdp_shard_size < 0:
+            yield "hsdp_shard_size", "must be >= 0"
+        if self.logprob_chunk_tokens < 1:
+            yield "logprob_chunk_tokens", "must be >= 1"
         if self.tensorboard:
             import importlib.util
 
@@ -258,16 +275,27 @@ class TrainConfig:
             yield "rl.entropy_adv_kappa", "must be > 1 (the shaped advantage keeps A's sign)"
         if r.temperature <= 0:
             yield "rl.temperature", "must be > 0 (the ratio needs the sampling distribution)"
-        if r.async_rollouts and r.temperature != 1.0:
-            yield "rl.async_rollouts", "uses the engine's log-probs, which are of the raw (temperature 1) distribution"
+        if r.async_rollouts and r.top_p < 1.0:
+            yield "rl.async_rollouts", ("the ratio uses the engine's log-probs, which are of the whole distribution, "
+                                        "not of the top_p nucleus it sampled from: use rl.top_p=1")
+        if r.async_rollouts and r.temperature != 1.0 and r.engine.backend == "vllm":
+            yield "rl.async_rollouts", "vLLM returns log-probs of the raw (temperature 1) distribution: use rl.temperature=1"
         if r.engine.backend not in ("hf", "vllm"):
             yield "rl.engine.backend", "rollouts need hf or vllm (log-probs and token ids)"
+        if r.engine.tensor_parallel_size > 1:
+            # a TP group of ranks serves one engine, which needs the same prompts and seeds on each of
+            # them; train.py gives every rank its own prompts
+            yield "rl.engine.tensor_parallel_size", ("train.py runs one engine per GPU (TP=1); tensor parallel "
+                                                     "rollouts would need the same prompts and seeds on every rank "
+                                                     "of a TP group, which train.py does not arrange")
+        if r.max_prompt_tokens < 0:
+            yield "rl.max_prompt_tokens", "must be >= 0 (0: what rl.engine.max_model_len leaves)"
+        elif r.engine.backend == "vllm" and (r.max_prompt_tokens or 1) + r.max_tokens > r.engine.max_model_len:
+            yield "rl.engine.max_model_len", (f"{r.engine.max_model_len} < rl.max_prompt_tokens {r.max_prompt_tokens} "
+                                              f"+ rl.max_tokens {r.max_tokens}: vLLM would cut responses short")
         for key in ("chat_template", "enable_thinking"):
             if getattr(r.engine, key) not in ("", None):
                 yield f"rl.engine.{key}", f"set the top-level {key}: it applies to SFT, rollouts and checkpoints alike"
-        if r.engine.backend == "hf" and self.strategy == "fsdp":
-            yield "strategy", ("the hf backend cannot roll out from an FSDP-sharded model; use ddp or "
-                               "rl.engine.backend=vllm")
         yield from self.data.validate("data")
 
 
@@ -300,24 +328,37 @@ def build_model(cfg: TrainConfig, ctx, path: str, lora_state: dict | None = None
     if cfg.lora.enabled:
         from peft import LoraConfig, get_peft_model
 
-        model = get_peft_model(model, LoraConfig(r=cfg.lora.r, lora_alpha=cfg.lora.alpha, lora_dropout=cfg.lora.dropout,
-                                                 target_modules=list(cfg.lora.target_modules), task_type="CAUSAL_LM"))
+        # the adapters' random init: the same on every rank (FSDP2 does not broadcast it) as in one process
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(cfg.seed)
+            model = get_peft_model(model, LoraConfig(r=cfg.lora.r, lora_alpha=cfg.lora.alpha,
+                                                     lora_dropout=cfg.lora.dropout, task_type="CAUSAL_LM",
+                                                     target_modules=list(cfg.lora.target_modules)))
         if lora_state:
             missing = set(lora_state) - set(model.state_dict())
             if missing:
                 raise RuntimeError(f"checkpoint LoRA weights do not match this model: {sorted(missing)[:3]}")
             model.load_state_dict(lora_state, strict=False)
-    return model.to(ctx.device), tok
+    return model, tok  # on CPU: dist.wrap places it (FSDP2 moves one shard unit at a time)
 
 
 def load_reference(path: str, ctx):
+    """The frozen reference (novelty bonus, KL), on CPU until dist.wrap shards or places it."""
     import torch
     from transformers import AutoModelForCausalLM
 
     dtype = torch.bfloat16 if ctx.device.type == "cuda" else torch.float32
     ref = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
     ref.requires_grad_(False)
-    return ref.to(ctx.device).eval()
+    return ref.eval()
+
+
+def wrap(model, strategy: str, mesh, cfg: TrainConfig, ctx, trainable: bool = True):
+    """dist.wrap with this run's settings: the model as a LogprobModel, placed, DDP- or FSDP2-wrapped."""
+    from utils import dist
+
+    return dist.wrap(model, strategy, ctx, mesh=mesh, bf16=cfg.dtype == "auto", chunk_tokens=cfg.logprob_chunk_tokens,
+                     trainable=trainable)
 
 
 def make_optimizer(cfg: TrainConfig, model, total_steps: int):
@@ -341,7 +382,7 @@ def make_optimizer(cfg: TrainConfig, model, total_steps: int):
 
 def collate(rows: list[tuple[list[int], list[int]]], pad_id: int, device):
     """(prompt ids, response ids) pairs -> model inputs with prompts left-padded and responses
-    right-padded, so every response starts at the same column and `logits_to_keep` covers it."""
+    right-padded, so the responses are the last columns; also the response ids and their mask."""
     import torch
 
     P = max(len(p) for p, _ in rows)
@@ -355,26 +396,6 @@ def collate(rows: list[tuple[list[int], list[int]]], pad_id: int, device):
     pos = (attn.cumsum(1) - 1).clamp(min=0)
     ids, attn, pos = ids.to(device), attn.to(device), pos.to(device)
     return {"input_ids": ids, "attention_mask": attn, "position_ids": pos}, ids[:, P:], attn[:, P:].float()
-
-
-def response_logits(model, inputs: dict, T: int, ctx, cfg: TrainConfig):
-    """Logits that predict the T response tokens: (B, T, V)."""
-    import torch
-
-    autocast = (torch.autocast("cuda", dtype=torch.bfloat16)
-                if ctx.device.type == "cuda" and cfg.dtype == "auto" else nullcontext())
-    with autocast:
-        out = model(**inputs, logits_to_keep=T + 1, use_cache=False)
-    return out.logits[:, :-1]
-
-
-def no_sync(model, last: bool):
-    """Skip the gradient all-reduce on all but the last micro-batch of an optimizer step."""
-    if hasattr(model, "no_sync") and not last:
-        return model.no_sync()
-    if hasattr(model, "set_requires_gradient_sync"):  # FSDP2
-        model.set_requires_gradient_sync(last)
-    return nullcontext()
 
 
 def clip_and_check(model, cfg: TrainConfig):
@@ -537,7 +558,7 @@ def start(cfg: TrainConfig, ctx):
                   flush=True)
     if ctx.main:
         save_run_info(cfg, run_dir, seed=cfg.seed)
-    return run_dir, (checkpoint.load_state(ckpt) if ckpt is not None else None), ckpt
+    return run_dir, (checkpoint.load_state(ckpt, ctx.main) if ckpt is not None else None), ckpt
 
 
 def save_bad_batch(run_dir: Path, step: int, ctx, payload: dict, what: str) -> None:
@@ -586,7 +607,6 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
     import torch
 
     from utils import checkpoint, dist
-    from utils.losses import token_logprobs
     from utils.records import derive_seed
 
     run_dir, state, ckpt = start(cfg, ctx)
@@ -606,7 +626,8 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
     if ctx.main:
         print(f"sft: {len(examples)} examples ({n_trunc} truncated to sft.max_len={s.max_len}, {n_drop} dropped: "
               f"prompt too long), {total} steps of {s.batch_size}", flush=True)
-    model = dist.wrap(model, dist.pick_strategy(cfg.strategy, model, ctx), ctx, bf16=cfg.dtype == "auto")
+    strategy = dist.pick_strategy(cfg.strategy, model, ctx)
+    model = wrap(model, strategy, dist.device_mesh(strategy, ctx, cfg.hsdp_shard_size), cfg, ctx)
     opt, sched = make_optimizer(cfg, model, total)
     step = 0
     if state is not None:
@@ -626,8 +647,8 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
         loss_sum = 0.0
         for m, rows in enumerate(micro):
             inputs, resp, mask = collate([(p, r) for p, r, _ in rows], tok.pad_token_id, ctx.device)
-            with no_sync(model, m == len(micro) - 1):
-                logp = token_logprobs(response_logits(model, inputs, resp.shape[1], ctx, cfg), resp)
+            with dist.grad_sync(model, m == len(micro) - 1):
+                logp, _ = model(**inputs, targets=resp)
                 loss = -(logp * mask).sum() / (n_tok / ctx.world)
                 loss.backward()
             loss_sum += loss.item()
@@ -669,15 +690,23 @@ class Rollouts:
 def generate_rollouts(engine, tok, cfg: TrainConfig, ctx, step: int, items: list, first_index: int) -> Rollouts:
     """Sample G responses per prompt; prompt i's seed depends only on (seed, step, its global index),
     so the rollouts do not depend on the number of ranks."""
-    from utils.engine import SamplingParams, chat
+    from utils.engine import SamplingParams, chat, encode
     from utils.records import derive_seed
 
     r = cfg.rl
     params = SamplingParams(n=r.group_size, temperature=r.temperature, top_p=r.top_p, max_tokens=r.max_tokens,
                             logprobs=True, seed=None)
     seeds = [derive_seed(cfg.seed, "rollout", step, first_index + i) for i in range(len(items))]
+    prompts = [chat(it.record["prompt"], cfg.system_prompt or None) for it in items]
+    if r.engine.backend == "vllm":  # vLLM would silently cut the response of a longer prompt
+        limit = r.max_prompt_tokens or r.engine.max_model_len - r.max_tokens
+        longest = max(len(encode(tok, p)) for p in prompts)
+        if longest > limit:
+            stop(cfg, "rl.max_prompt_tokens", f"a step {step} prompt has {longest} tokens, more than the {limit} that "
+                                              f"rl.engine.max_model_len {r.engine.max_model_len} - rl.max_tokens "
+                                              f"{r.max_tokens} leave: raise rl.engine.max_model_len")
     # both hf and vllm keep a generated stop token in token_ids: the policy learns to emit it
-    comps = engine.generate([chat(it.record["prompt"], cfg.system_prompt or None) for it in items], params, seeds=seeds)
+    comps = engine.generate(prompts, params, seeds=seeds)
     return Rollouts(step, items, comps)
 
 
@@ -700,19 +729,30 @@ def score_rollouts(sampler, batch: Rollouts) -> tuple[list[float], list[bool], l
     return values, correct, errors
 
 
-def sequence_logps(model, rows: list, cfg: TrainConfig, ctx, pad_id: int, temperature: float, mb: int):
-    """No-grad log-probs of each row's response tokens, as a list of 1-D tensors."""
+def stand_in(pad_id: int) -> tuple[list[int], list[int]]:
+    """A two-token row for a rank with nothing left to run while others still have work: FSDP2
+    all-gathers in every forward (and reduce-scatters in every backward), DDP syncs buffers and
+    gradients, so every rank must run the same number of passes, in the same order."""
+    return [pad_id], [pad_id]
+
+
+def sequence_logps(scorer, rows: list, idx, ctx, pad_id: int, temperature: float, mb: int) -> list:
+    """No-grad log-probs of the response tokens of rows[i] for i in idx, as 1-D CPU tensors.
+    Every rank runs as many forwards as the busiest one (stand-ins for the rest)."""
     import torch
 
-    from utils.losses import token_logprobs
+    from utils import dist
 
+    chunks = [idx[k:k + mb] for k in range(0, len(idx), mb)]
+    n = int(dist.all_reduce(torch.tensor([len(chunks)]), "max")[0])
     out = []
     with torch.no_grad():
-        for i in range(0, len(rows), mb):
-            chunk = rows[i:i + mb]
-            inputs, resp, mask = collate(chunk, pad_id, ctx.device)
-            lp = token_logprobs(response_logits(model, inputs, resp.shape[1], ctx, cfg), resp, temperature)
-            out += [lp[b, :len(r)].float().cpu() for b, (_, r) in enumerate(chunk)]
+        for k in range(n):
+            batch = [rows[i] for i in chunks[k]] if k < len(chunks) else [stand_in(pad_id)]
+            inputs, resp, _ = collate(batch, pad_id, ctx.device)
+            lp, _ = scorer(**inputs, targets=resp, temperature=temperature)
+            if k < len(chunks):
+                out += [lp[b, :len(r)].float().cpu() for b, (_, r) in enumerate(batch)]
     return out
 
 
@@ -731,15 +771,6 @@ def scored_tokens(comps: list, tok, T: int, scope: str):
     return padded(rows, T)
 
 
-def entropy_with_grad(logits, temperature: float):
-    """Per-token entropy (B, T) with gradient, for the loss-level entropy bonus (a pilot option): one
-    extra (B, T, V) float copy; the trainer's chunked entropy replaces it at scale."""
-    import torch
-
-    logp = torch.log_softmax(logits.float() / temperature, dim=-1)
-    return -(logp.exp() * logp).sum(-1)
-
-
 def padded(seqs: list, T: int, fill: float = 0.0):
     import torch
 
@@ -750,16 +781,62 @@ def padded(seqs: list, T: int, fill: float = 0.0):
     return out
 
 
-def train_rl(cfg: TrainConfig, ctx) -> None:
+def rollout_engine(cfg: TrainConfig, ctx, path: str, model, policy, tok, strategy: str):
+    """The rollout engine and a function that gives it the trained weights.
+
+    hf, sync rollouts, one process or DDP: the live policy itself (nothing to sync). hf under
+    FSDP2 (the policy is sharded) or async (the policy trains while the engine samples): its own
+    unsharded copy. vllm: its own weights, one engine per GPU. Copies get the weights streamed in
+    one parameter at a time (checkpoint.iter_hf_weights: gathered, cast, LoRA merged)."""
     import copy
-    from concurrent.futures import Future, ThreadPoolExecutor
+
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from utils import checkpoint
+    from utils.engine import make_engine
+
+    r = cfg.rl
+    ecfg = copy.deepcopy(r.engine)
+    ecfg.model = path
+    if cfg.chat_template or cfg.enable_thinking is not None:  # vLLM's own tokenizer renders what SFT saw
+        ecfg.chat_template = tok.chat_template
+    train_dtype = torch.bfloat16 if cfg.dtype == "bfloat16" else torch.float32
+    if ecfg.backend == "hf":
+        if strategy in ("none", "ddp") and not r.async_rollouts:
+            return make_engine(ecfg, model=policy, tokenizer=tok), lambda: None
+        own = AutoModelForCausalLM.from_pretrained(path, dtype=train_dtype).to(ctx.device).eval()
+        engine, dtype = make_engine(ecfg, model=own, tokenizer=tok), train_dtype
+    else:
+        engine = make_engine(ecfg, seed=cfg.seed + ctx.rank)
+        # what vLLM holds: bf16 unless the engine's dtype says otherwise (fp32 on CPU)
+        dtype = (getattr(torch, ecfg.dtype) if ecfg.dtype != "auto"
+                 else torch.bfloat16 if ctx.device.type == "cuda" else torch.float32)
+
+    def sync():
+        engine.sync_weights(checkpoint.iter_hf_weights(model, dtype))
+
+    return engine, sync
+
+
+def rollout_pool(ctx):
+    """The async rollouts' thread. The CUDA device is per thread: without setting it, the thread
+    of every rank would generate on cuda:0."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from utils import dist
+
+    return ThreadPoolExecutor(1, initializer=dist.use_device, initargs=(ctx,))
+
+
+def train_rl(cfg: TrainConfig, ctx) -> None:
+    from concurrent.futures import Future
 
     import torch
 
     from envs.sampler import PromptSampler
     from utils import checkpoint, dist
-    from utils.engine import make_engine
-    from utils.losses import entropy, entropy_bonus, group_advantages, masked_mean, policy_loss, token_logprobs
+    from utils.losses import entropy_bonus, group_advantages, masked_mean, policy_loss
     from utils.rewards import entropy_advantage, novelty_bonus, topk_nll
 
     r, G = cfg.rl, cfg.rl.group_size
@@ -777,11 +854,16 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                              state["lora"] if state and cfg.lora.enabled else None)
     policy = model  # the unwrapped module: what the hf engine samples from
     strategy = dist.pick_strategy(cfg.strategy, model, ctx)
-    model = dist.wrap(model, strategy, ctx, bf16=cfg.dtype == "auto")
-    total_opt_steps = r.steps * r.minibatches
-    opt, sched = make_optimizer(cfg, model, total_opt_steps)
+    mesh = dist.device_mesh(strategy, ctx, cfg.hsdp_shard_size)
+    model = wrap(model, strategy, mesh, cfg, ctx)
+    opt, sched = make_optimizer(cfg, model, r.steps * r.minibatches)
     sampler = PromptSampler(cfg.data, seed=cfg.seed, rollouts_per_problem=G, total_steps=r.steps)
-    ref = load_reference(cfg.ref_model, ctx) if (cfg.novelty.enabled or r.kl_coef > 0) else None
+    ref = None  # sharded like the policy under FSDP2, not a whole copy per GPU
+    if cfg.novelty.enabled or r.kl_coef > 0:
+        ref = wrap(load_reference(cfg.ref_model, ctx), strategy, mesh, cfg, ctx, trainable=False)
+    # before restoring the RNG state: building a vLLM engine reseeds the global RNGs
+    engine, sync_engine = rollout_engine(cfg, ctx, str(ckpt / "model") if ckpt else cfg.model, model, policy, tok,
+                                         strategy)
 
     step, pending = 0, None
     if state is not None:
@@ -791,30 +873,9 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         if mine.get("pending") is not None:  # async: the batch generated before the checkpoint
             pending = Future()
             pending.set_result(mine["pending"])
+        del state
 
-    # Rollout engine. hf + sync: the live model (nothing to sync). hf + async: a copy that samples
-    # in a thread while the policy trains. vllm: its own weights, synced after each step.
-    ecfg = copy.deepcopy(r.engine)
-    ecfg.model = str(ckpt / "model") if ckpt else cfg.model
-    if cfg.chat_template or cfg.enable_thinking is not None:  # vLLM's own tokenizer renders what SFT saw
-        ecfg.chat_template = tok.chat_template
-    if ecfg.backend == "hf":
-        engine = make_engine(ecfg, model=copy.deepcopy(policy) if r.async_rollouts else policy, tokenizer=tok)
-    else:
-        engine = make_engine(ecfg, seed=cfg.seed + ctx.rank)
-
-    def sync_engine():
-        if ecfg.backend == "hf" and r.async_rollouts:
-            engine.model.load_state_dict(policy.state_dict())
-        elif ecfg.backend == "vllm":  # also wakes an engine that slept (engine.enable_sleep_mode) while we trained
-            sd = checkpoint.hf_weights(model, checkpoint.full_state_dict(model, cpu=False))
-            engine.sync_weights(sd.items())
-            del sd
-
-    # async: the generation thread must use this rank's GPU (a new thread starts on cuda:0)
-    on_gpu = ctx.device.type == "cuda"
-    pool = ThreadPoolExecutor(1, initializer=torch.cuda.set_device if on_gpu else None,
-                              initargs=(ctx.device,) if on_gpu else ()) if r.async_rollouts else None
+    pool = rollout_pool(ctx) if r.async_rollouts else None
 
     def launch(s: int):
         """Draw step s's prompts (every rank draws the same list, keeps its slice) and roll them out."""
@@ -836,8 +897,8 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         t = time.time()
         if pool is None:
             batch = launch(step)
-            if ecfg.backend == "vllm":
-                engine.sleep()
+            if r.engine.backend == "vllm":
+                engine.sleep()  # sleep mode (engine.enable_sleep_mode) frees its memory while we train
         else:
             batch = (pending or launch(step)).result()
             sync_engine()
@@ -860,17 +921,17 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         mask = padded([[1.0] * len(c.token_ids) for c in comps], T)
         bonus, u_topk, u_mean = (torch.zeros_like(rewards) for _ in range(3))
         if cfg.novelty.enabled:
-            idx = [i for i, ok in enumerate(correct) if ok]
+            idx = [i for i, ok in enumerate(correct) if ok]  # every rank runs the same number of forwards
+            nll = [-lp for lp in sequence_logps(ref, rows, idx, ctx, tok.pad_token_id, 1.0, r.micro_batch_size)]
             if idx:
-                nll = padded([-lp for lp in sequence_logps(ref, [rows[i] for i in idx], cfg, ctx, tok.pad_token_id,
-                                                           1.0, r.micro_batch_size)], T)
+                nll = padded(nll, T)
                 scored = scored_tokens([comps[i] for i in idx], tok, T, cfg.novelty.scope)
                 u_topk[idx], u_mean[idx] = topk_nll(nll, scored, k=cfg.novelty.k), masked_mean(nll, scored, dim=1)
             u = u_topk if cfg.novelty.stat == "topk" else u_mean
             bonus = novelty_bonus(u, correct_t, group_ids, weight=cfg.novelty.weight, norm=cfg.novelty.norm)
         ref_logp = None
         if r.kl_coef > 0:
-            ref_logp = padded(sequence_logps(ref, rows, cfg, ctx, tok.pad_token_id, r.temperature,
+            ref_logp = padded(sequence_logps(ref, rows, range(len(rows)), ctx, tok.pad_token_id, r.temperature,
                                              r.micro_batch_size), T)
         times["reference"] = time.time() - t
 
@@ -886,10 +947,10 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                           for m in range(r.minibatches)]
         trained = [[i for i in mine if r.kl_coef > 0 or r.entropy_coef > 0 or adv[i] != 0] for mine in minibatch_rows]
         micro = [[idx[i:i + r.micro_batch_size] for i in range(0, len(idx), r.micro_batch_size)] for idx in trained]
-        # every rank runs as many micro-batches as the busiest one (DDP all-reduces at each)
-        counts = dist.all_reduce(torch.tensor([[len(mb), float(mask[mine].sum())]
-                                               for mb, mine in zip(micro, minibatch_rows)]))
-        n_micro, tok_counts = counts[:, 0].long().tolist(), counts[:, 1]
+        # every rank runs as many micro-batches as the busiest one (stand-ins for the rest); the
+        # token counts that normalise token_mean are global sums
+        n_micro = dist.all_reduce(torch.tensor([len(mb) for mb in micro]), "max").tolist()
+        tok_counts = dist.all_reduce(torch.tensor([float(mask[mine].sum()) for mine in minibatch_rows]))
 
         # old_logp: the behaviour log-probs when async (one step off-policy); else the policy before
         # this step's updates, recomputed (an engine's log-probs differ numerically, which GSPO's
@@ -901,9 +962,9 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         elif r.minibatches > 1:
             todo = [i for idx in trained for i in idx]
             old_logp = torch.full((len(rows), T), float("nan"))
-            if todo:
-                old_logp[todo] = padded(sequence_logps(model, [rows[i] for i in todo], cfg, ctx, tok.pad_token_id,
-                                                       r.temperature, r.micro_batch_size), T)
+            for i, lp in zip(todo, sequence_logps(model, rows, todo, ctx, tok.pad_token_id, r.temperature,
+                                                  r.micro_batch_size)):
+                old_logp[i, :len(lp)] = lp
         else:
             old_logp = None
         times["old_logp"] = time.time() - t
@@ -914,20 +975,23 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         for m in range(r.minibatches):
             mine = minibatch_rows[m]
             for j in range(n_micro[m]):
-                idx = micro[m][j] if j < len(micro[m]) else mine[:1]  # a zero-weight stand-in
-                dummy = j >= len(micro[m])
+                last = j == n_micro[m] - 1
+                if j >= len(micro[m]):  # this rank is done: a stand-in pass with zero gradient
+                    inputs, resp, _ = collate([stand_in(tok.pad_token_id)], tok.pad_token_id, ctx.device)
+                    with dist.grad_sync(model, last):
+                        logp, _ = model(**inputs, targets=resp)
+                        (logp.sum() * 0.0).backward()
+                    continue
+                idx = micro[m][j]
                 inputs, resp, mmask = collate([rows[i] for i in idx], tok.pad_token_id, ctx.device)
                 Tm = resp.shape[1]
-                with no_sync(model, j == n_micro[m] - 1):
-                    logits = response_logits(model, inputs, Tm, ctx, cfg)
-                    logp = token_logprobs(logits, resp, r.temperature)
+                with dist.grad_sync(model, last):
+                    # per-token log-probs and entropy, both with gradient (the entropy bonus uses it)
+                    logp, ent = model(**inputs, targets=resp, temperature=r.temperature)
                     old = logp.detach() if old_logp is None else old_logp[idx, :Tm].to(ctx.device)
                     # a token whose behaviour log-prob is unknown (the stop token the hf backend
                     # leaves out) takes the current one: ratio 1 for that token
                     old = torch.where(torch.isnan(old), logp.detach(), old)
-                    # per-token entropy: with gradient only for the entropy bonus (pilot option, line 111)
-                    ent = (entropy_with_grad(logits, r.temperature) if r.entropy_coef > 0
-                           else entropy(logits.detach(), r.temperature))
                     a = adv[idx].to(ctx.device)
                     if r.entropy_adv_alpha > 0:
                         a = entropy_advantage(a, masked_mean(ent.detach(), mmask, dim=1), alpha=r.entropy_adv_alpha,
@@ -935,22 +999,19 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                     loss, st = policy_loss(logp, old, a, mmask, level=r.level, eps_low=eps_low,
                                            eps_high=eps_high, agg=r.agg, kl_coef=r.kl_coef,
                                            ref_logp=None if ref_logp is None else ref_logp[idx, :Tm].to(ctx.device))
-                    if r.entropy_coef > 0:
+                    if r.entropy_coef > 0:  # pilot option, puzzle_to_math line 111
                         loss = loss + entropy_bonus(ent, mmask, r.entropy_coef, r.agg)
-                    # scale to this micro-batch's share of the global minibatch; DDP then averages ranks
-                    if dummy:
-                        weight = 0.0
-                    elif r.agg == "token_mean":
+                    # scale to this micro-batch's share of the global minibatch; DDP/FSDP then average ranks
+                    if r.agg == "token_mean":
                         weight = float(mmask.sum()) / float(tok_counts[m]) * ctx.world
                     else:
                         weight = len(idx) / len(mine)
                     (loss * weight).backward()
-                if dummy:
-                    continue
                 if not torch.isfinite(loss):
                     print(f"rank {ctx.rank} step {step}: non-finite loss {loss.item()} (minibatch {m})",
                           file=sys.stderr, flush=True)
-                # how far the engine's log-probs are from the trainer's (vLLM vs FSDP numerics)
+                # how far the engine's log-probs are from the trainer's, both at the sampling
+                # temperature (vLLM vs FSDP numerics; large after a failed weight sync)
                 beh = behaviour[idx, :Tm].to(ctx.device)
                 known = (~torch.isnan(beh)) & (mmask > 0)
                 # token-weighted means over the trained rows, whatever the micro-batching
@@ -1001,6 +1062,7 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                        for i, k in enumerate(sums)}
         n_trained = dist.all_reduce(torch.tensor([float(sum(map(len, trained)))]))[0]
         train_stats["trained_frac"] = float(n_trained) / r.batch_size
+        train_stats["micro_batches"] = sum(n_micro)  # forward + backward passes per rank (max over ranks)
         step += 1
         times["step"] = time.time() - t_step
         if ctx.main:
@@ -1035,7 +1097,7 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
     if ctx.main and ckpt is not None:
         checkpoint.link_final(ckpt, run_dir / "final")
     dist.barrier()
-    if ecfg.backend == "vllm":
+    if r.engine.backend == "vllm":
         engine.close()  # its teardown destroys the process group: after our last collective
 
 
@@ -1091,7 +1153,44 @@ def rl_metrics(per_rank: list[dict], G: int, train: dict, difficulty: dict, time
     return out
 
 
+@dataclass
+class PlanConfig(TrainConfig):
+    def validate(self):
+        """--plan reads shapes and settings, neither weights nor data: the model need not be
+        downloaded (utils.memplan.shape_of finds its shape) and earlier stages' outputs may be missing."""
+        missing = ("does not exist", "is not a directory", "is not a file")
+        return ((k, m) for k, m in super().validate()
+                if k not in ("model", "ref_model") and not any(x in m for x in missing))
+
+
+def plan(argv: list[str]) -> None:
+    """`--plan gpus=N gpu_mem_gb=G`: this config's memory per GPU, by part, and the largest
+    micro-batch that fits (utils/memplan.py). Nothing is loaded but config.json, if local."""
+    from utils import memplan
+
+    i = argv.index("--plan")
+    counts = {"gpus": 8, "gpu_mem_gb": 80.0}
+    rest = []
+    for a in argv[i + 1:]:
+        key, _, value = a.partition("=")
+        if key not in counts:
+            rest.append(a)
+            continue
+        try:
+            counts[key] = type(counts[key])(value)
+        except ValueError:
+            sys.exit(print(f"train.py --plan: {a}: {key} must be a number", file=sys.stderr) or 2)
+    cfg = load(PlanConfig, argv[:i] + rest, prog="train.py --plan")
+    try:
+        shape, source = memplan.shape_of(cfg.model)
+    except ValueError as e:
+        stop(cfg, "model", str(e))
+    print(memplan.report(memplan.setup_from_config(cfg, counts["gpus"], counts["gpu_mem_gb"], shape), source))
+
+
 def main(argv: list[str]) -> None:
+    if "--plan" in argv:
+        return plan(argv)
     cfg = load(TrainConfig, argv, prog="train.py")
     import torch
 

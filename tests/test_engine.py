@@ -51,6 +51,13 @@ def test_hf_engine_seeds_logprobs_and_batching(tiny):
     assert ref == pytest.approx(c.logprobs, abs=1e-4), "behaviour log-probs are the model's"
     greedy = eng.generate(prompts[:1], SamplingParams(n=2, temperature=0, max_tokens=8, seed=1))
     assert greedy[0][0].token_ids == greedy[0][1].token_ids
+    # at temperature 0.7: the log-probs of the distribution sampled from, which the trainer compares with
+    c = eng.generate(prompts[:1], SamplingParams(n=1, temperature=0.7, max_tokens=12, logprobs=True, seed=7))[0][0]
+    ids = torch.tensor([c.prompt_token_ids + c.token_ids])
+    with torch.no_grad():
+        lp = torch.log_softmax(eng.model(ids).logits[0, :-1].float() / 0.7, -1)
+    ref = [lp[len(c.prompt_token_ids) - 1 + k, t].item() for k, t in enumerate(c.token_ids)]
+    assert ref == pytest.approx(c.logprobs, abs=1e-4)
 
 
 def test_replay_engine(tmp_path):

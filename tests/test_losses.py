@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-from utils.losses import group_advantages, kl_k3, policy_loss, token_logprobs
+from utils.losses import group_advantages, kl_k3, policy_loss, token_logprobs_entropy
 
 # Two rollouts, 3 response tokens; the second has 2 (one padding column holding garbage).
 RATIOS = [[1.5, 0.5, 1.1], [1.5, 0.5, 1.0]]
@@ -120,8 +120,33 @@ def test_group_advantages_with_and_without_std():
     assert group_advantages(torch.tensor([3.0, 1.0, 5.0, 1.0]), torch.tensor([7, 2, 7, 2])).tolist() == [-1, 0, 1, 0]
 
 
-def test_token_logprobs_matches_log_softmax():
-    logits = torch.randn(2, 5, 11)
-    tokens = torch.randint(0, 11, (2, 5))
-    want = torch.log_softmax(logits / 0.7, -1).gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
-    assert torch.allclose(token_logprobs(logits, tokens, 0.7), want, atol=1e-6)
+@pytest.mark.parametrize("chunk,bias", [(1, False), (4, True), (7, False), (10_000, True)])
+def test_chunked_logprobs_and_entropy_match_full_logits_in_value_and_gradient(chunk, bias):
+    # what the trainer computes from hidden states chunk by chunk (logits recomputed in backward)
+    # must equal the full-vocabulary computation, gradients of both outputs included (an entropy
+    # bonus needs the entropy's)
+    torch.manual_seed(0)
+    B, T, H, V, temp = 3, 11, 8, 13, 0.7
+    head = torch.nn.Linear(H, V, bias=bias)
+    hidden = torch.randn(B, T, H, requires_grad=True)
+    tokens = torch.randint(0, V, (B, T))
+    wl, we = torch.randn(B, T), torch.randn(B, T)  # any loss mixing both outputs
+    params = [hidden, head.weight] + ([head.bias] if bias else [])
+
+    logp, ent = token_logprobs_entropy(hidden, head.weight, tokens, temp, chunk_tokens=chunk, bias=head.bias)
+    got = [logp.detach(), ent.detach(), *torch.autograd.grad((logp * wl + ent * we).sum(), params)]
+
+    full = torch.log_softmax(head(hidden) / temp, -1)
+    want_logp = full.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
+    want_ent = -(full.exp() * full).sum(-1)
+    want = [want_logp.detach(), want_ent.detach(), *torch.autograd.grad((want_logp * wl + want_ent * we).sum(), params, retain_graph=True)]
+    for g, w, what in zip(got, want, ("logp", "entropy", "d hidden", "d weight", "d bias")):
+        assert torch.allclose(g, w, atol=1e-5, rtol=1e-5), what
+    # one output alone (the other's gradient is None)
+    d_only_logp = torch.autograd.grad(token_logprobs_entropy(hidden, head.weight, tokens, temp, chunk, bias=head.bias)[0].sum(),
+                                  hidden)
+    assert torch.allclose(d_only_logp[0], torch.autograd.grad(want_logp.sum(), hidden)[0],
+                          atol=1e-5)
+    with torch.no_grad():
+        lp2, ent2 = token_logprobs_entropy(hidden, head.weight, tokens, temp, chunk, bias=head.bias)
+    assert torch.allclose(lp2, got[0]) and torch.allclose(ent2, got[1])

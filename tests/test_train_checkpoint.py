@@ -19,7 +19,7 @@ def test_lora_merge_matches_the_adapted_model(tmp_path):
             if "lora_B" in n:
                 p.normal_(0, 0.5)  # peft starts B at zero; make the adapter matter
     ctx = dist.init()
-    sd = checkpoint.hf_weights(model, checkpoint.full_state_dict(model))
+    sd = dict(checkpoint.iter_hf_weights(model, torch.float32))
     model.get_base_model().save_pretrained(tmp_path / "merged", state_dict=sd)
     merged = AutoModelForCausalLM.from_pretrained(tmp_path / "merged")
     ids = torch.tensor([[5, 17, 300, 42, 7]])

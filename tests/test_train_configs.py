@@ -75,3 +75,54 @@ def test_sweep_sbatch_runs_one_override_set_per_array_task(model_dir):
     env["SLURM_ARRAY_TASK_ID"] = "2"
     res = subprocess.run(["bash", "scripts/sweep.sbatch", *sets], cwd=ROOT, env=env, capture_output=True, text=True)
     assert res.returncode == 2 and "only 2 override sets" in res.stderr
+
+
+def _tools(tmp_path, scontrol: str | None = None) -> dict:
+    """An environment whose PATH holds the tools the script uses and no nvidia-smi."""
+    import os
+    import shutil
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("tr", "basename", "wc", "head"):
+        (bin_dir / tool).symlink_to(shutil.which(tool))
+    if scontrol:
+        (bin_dir / "scontrol").write_text(f"#!/bin/sh\nprintf '{scontrol}'\n")
+        (bin_dir / "scontrol").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
+    return {**env, "PATH": str(bin_dir), "CONFIG": "configs/paper/grpo_code.yaml", "DRY_RUN": "1"}
+
+
+def test_sweep_sbatch_without_a_gpu_count_says_so(tmp_path):
+    import shutil
+    import subprocess
+
+    res = subprocess.run([shutil.which("bash"), "scripts/sweep.sbatch", "optim.lr=1e-6"], cwd=ROOT,
+                         env=_tools(tmp_path), capture_output=True, text=True)
+    assert res.returncode == 2 and "nvidia-smi" in res.stderr and "GPUS=N" in res.stderr, res.stderr
+
+
+def test_sweep_sbatch_multi_node_runs_one_torchrun_per_node_with_hsdp(tmp_path):
+    import shlex
+    import shutil
+    import subprocess
+
+    import train
+
+    env = {**_tools(tmp_path, scontrol="gpu-a\\ngpu-b\\n"), "SLURM_NNODES": "2", "SLURM_GPUS_ON_NODE": "8",
+           "SLURM_JOB_NODELIST": "gpu-[a-b]", "SLURM_JOB_ID": "77"}
+    res = subprocess.run([shutil.which("bash"), "scripts/sweep.sbatch", "optim.lr=1e-6"], cwd=ROOT, env=env,
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    cmd = shlex.split(res.stdout)
+    assert cmd[:4] == ["srun", "--nodes", "2", "--ntasks-per-node=1"] and "gpu-a:29500" in cmd
+    assert cmd[cmd.index("--nnodes") + 1] == "2" and cmd[cmd.index("--nproc_per_node") + 1] == "8"
+    cfg = load_or_raise(train.TrainConfig, cmd[cmd.index("train.py") + 1:] + ["model=Qwen/any",
+                                                                              "data.sources=[{env: sorting}]"])
+    assert (cfg.strategy, cfg.hsdp_shard_size, cfg.optim.lr) == ("hsdp", 8, 1e-6)
+
+
+def test_sweep_sbatch_log_goes_where_slurm_can_open_it():
+    # Slurm opens --output before the script runs: a directory there must exist in a fresh clone
+    line = next(x for x in (ROOT / "scripts/sweep.sbatch").read_text().splitlines() if x.startswith("#SBATCH --output"))
+    assert "/" not in line.split("=", 1)[1], line

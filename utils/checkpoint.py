@@ -23,11 +23,10 @@ import random
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import torch
-from torch.distributed.checkpoint.state_dict import (StateDictOptions, get_model_state_dict,
-                                                     get_optimizer_state_dict, set_optimizer_state_dict)
+from torch.distributed.checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict, set_optimizer_state_dict
 
 from utils import dist
 
@@ -45,32 +44,38 @@ def _lora_scalings(model: torch.nn.Module) -> dict[str, float]:
     return out
 
 
-def full_state_dict(model: torch.nn.Module, *, cpu: bool = True) -> dict[str, torch.Tensor]:
-    """Every parameter, unsharded, named without DDP prefixes. Collective: call on every rank.
-    cpu=True gathers to rank 0 only (others get {}); cpu=False gives every rank the full tensors."""
-    return get_model_state_dict(model, options=StateDictOptions(full_state_dict=True, cpu_offload=cpu))
+def _full(p: torch.Tensor, dtype: torch.dtype | None = None) -> torch.Tensor:
+    """A parameter's whole tensor, detached. FSDP2: all-gathered from the shards (a collective),
+    cast before the gather (fp32 -> bf16 halves the traffic). Otherwise it may be the live tensor."""
+    t = p.detach() if dtype is None else p.detach().to(dtype)
+    return t.full_tensor() if hasattr(t, "full_tensor") else t
 
 
-def hf_weights(model: torch.nn.Module, sd: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    """A full state dict renamed to the HF checkpoint's names, LoRA merged (W + scaling * B @ A)."""
+def iter_hf_weights(model: torch.nn.Module, dtype: torch.dtype) -> Iterator[tuple[str, torch.Tensor]]:
+    """(HF checkpoint name, full tensor in `dtype`) for every weight of the trained model, one at a
+    time: what vLLM's load_weights and save_pretrained take. LoRA is merged module by module
+    (W + scaling * B @ A, in fp32). Peak memory: one full parameter (and its LoRA factors), never
+    the whole model. Under FSDP2 each step all-gathers: every rank must run the generator to the
+    end, and it yields the same names in the same order on every rank. A tensor may be the live
+    parameter (no FSDP, no cast): copy it, do not keep or modify it."""
     scalings = _lora_scalings(model)
-    if not scalings:
-        return dict(sd)
-    out = {}
-    for key, value in sd.items():
-        if ".lora_" in key:
+    params = dict(dist.unwrap(model).named_parameters())
+    for name, p in params.items():
+        if ".lora_" in name:
             continue
-        if key.endswith(".base_layer.weight"):
-            mod = key[: -len(".base_layer.weight")]
-            a, b = sd[f"{mod}.lora_A.default.weight"], sd[f"{mod}.lora_B.default.weight"]
-            value = value + scalings[mod] * (b.float() @ a.float()).to(value.dtype)
-        out[key.removeprefix(PEFT_PREFIX).replace(".base_layer.", ".")] = value
-    return out
+        mod = name[: -len(".base_layer.weight")] if name.endswith(".base_layer.weight") else None
+        if mod in scalings:
+            a = _full(params[f"{mod}.lora_A.default.weight"], torch.float32)
+            b = _full(params[f"{mod}.lora_B.default.weight"], torch.float32)
+            t = (_full(p, torch.float32) + scalings[mod] * (b @ a)).to(dtype)
+        else:
+            t = _full(p, dtype)
+        yield name.removeprefix(PEFT_PREFIX).replace(".base_layer.", "."), t
 
 
-def trainable_weights(model: torch.nn.Module, sd: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    """The LoRA weights of a full state dict (what a LoRA run must restore beyond the base model)."""
-    return {k: v for k, v in sd.items() if ".lora_" in k}
+def trainable_weights(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """The LoRA weights, full, on CPU (what a LoRA run restores beyond the base model). Collective."""
+    return {n: _full(p).cpu() for n, p in dist.unwrap(model).named_parameters() if ".lora_" in n}
 
 
 def rng_state() -> dict:
@@ -159,8 +164,14 @@ def latest_intact(run_dir: str | os.PathLike, warn: Callable[[str], None]) -> Pa
 def save(run_dir: str | os.PathLike, step: int, model, optimizer, scheduler, tokenizer, *, state: dict,
          rank_state: dict, keep_last: int, ctx: dist.Ctx) -> Path:
     """Write checkpoint `step` (collective: every rank calls). `state` is rank 0's trainer state;
-    `rank_state` is this rank's own (RNG, pending rollouts), saved as a list over ranks."""
-    sd = full_state_dict(model)
+    `rank_state` is this rank's own (RNG, pending rollouts), saved as a list over ranks. The model
+    is saved in the dtype it trains in (fp32 master weights stay fp32: resume is exact)."""
+    dtype = next(dist.unwrap(model).parameters()).dtype
+    weights = {}
+    for name, t in iter_hf_weights(model, dtype):  # gathered one tensor at a time; rank 0 keeps them
+        if ctx.main:
+            weights[name] = t.to("cpu", copy=True)
+    lora = trainable_weights(model)
     osd = get_optimizer_state_dict(model, optimizer, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
     rank_states = dist.all_gather_object({**rank_state, "rng": rng_state()})
     final = Path(run_dir) / "checkpoints" / f"step_{step:08d}"
@@ -168,12 +179,14 @@ def save(run_dir: str | os.PathLike, step: int, model, optimizer, scheduler, tok
         tmp = final.parent / f".tmp_{final.name}"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
-        dist.unwrap_hf(model).save_pretrained(tmp / "model", state_dict=hf_weights(model, sd))
+        hf = dist.unwrap_hf(model)
+        hf.config.dtype = dtype  # config.json names the dtype the tensors are in
+        hf.save_pretrained(tmp / "model", state_dict=weights)
         tokenizer.save_pretrained(tmp / "model")
-        if _lora_scalings(model):  # peft keeps only the adapter's weights of the full state dict
-            dist.unwrap(model).save_pretrained(tmp / "adapter", state_dict=sd)
+        if lora:  # the adapter alone, in peft's format
+            dist.unwrap(model).save_pretrained(tmp / "adapter", state_dict=lora)
         torch.save({**state, "step": step, "optimizer": osd, "scheduler": scheduler.state_dict(),
-                    "lora": trainable_weights(model, sd), "ranks": rank_states, "world": ctx.world},
+                    "lora": lora, "ranks": rank_states, "world": ctx.world},
                    tmp / "trainer_state.pt")
         if (Path(run_dir) / "config.yaml").is_file():  # what a resume compares its config against
             shutil.copyfile(Path(run_dir) / "config.yaml", tmp / "config.yaml")
@@ -187,19 +200,34 @@ def save(run_dir: str | os.PathLike, step: int, model, optimizer, scheduler, tok
     return final
 
 
-def load_state(path: str | os.PathLike) -> dict:
-    return torch.load(Path(path) / "trainer_state.pt", map_location="cpu", weights_only=False)
+def load_state(path: str | os.PathLike, main: bool) -> dict:
+    """The trainer state, memory-mapped: nothing is read until used. Rank 0 keeps the optimizer
+    state, which restore() reads from the mapped file as it broadcasts it; the other ranks drop it
+    unread. So no rank holds a private copy of the whole state (~60 GB of fp32 Adam moments at 7B)."""
+    state = torch.load(Path(path) / "trainer_state.pt", map_location="cpu", weights_only=False, mmap=True)
+    if not main:
+        state.pop("optimizer", None)
+    return state
 
 
 def restore(state: dict, model, optimizer, scheduler, ctx: dist.Ctx) -> dict:
     """Restore optimizer, scheduler and this rank's RNG from a loaded trainer state (collective);
     returns this rank's own saved state. Weights are restored when the model is built."""
-    set_optimizer_state_dict(model, optimizer, optim_state_dict=state["optimizer"] if ctx.main else {},
+    osd = state["optimizer"] if ctx.main else {}
+    if ctx.main and not any(str(k).startswith("lm.") for k in osd.get("state", {})):
+        osd = _under_lm(osd)  # written before the trainer wrapped the model in dist.LogprobModel
+    set_optimizer_state_dict(model, optimizer, optim_state_dict=osd,
                              options=StateDictOptions(full_state_dict=True, broadcast_from_rank0=True))
     scheduler.load_state_dict(state["scheduler"])
     mine = state["ranks"][ctx.rank % len(state["ranks"])]
     set_rng_state(mine["rng"])
     return mine
+
+
+def _under_lm(osd: dict) -> dict:
+    """An optimizer state dict whose parameter names gain the LogprobModel's `lm.` prefix."""
+    groups = [{**g, "params": [f"lm.{p}" for p in g["params"]]} for g in osd["param_groups"]]
+    return {"state": {f"lm.{k}": v for k, v in osd["state"].items()}, "param_groups": groups}
 
 
 def link_final(ckpt: Path, dest: str | os.PathLike) -> Path:

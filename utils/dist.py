@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import torch
 import torch.distributed as dist
 
-STRATEGIES = ("auto", "none", "ddp", "fsdp")
+STRATEGIES = ("auto", "none", "ddp", "fsdp", "hsdp")
 
 
 @dataclass
@@ -41,6 +41,12 @@ def init(timeout_min: int = 60) -> Ctx:
                torch.device("cuda", local_rank) if cuda else torch.device("cpu"))
 
 
+def use_device(ctx: Ctx) -> None:
+    """Make ctx.device current in this thread (the CUDA current device is per thread)."""
+    if ctx.device.type == "cuda":
+        torch.cuda.set_device(ctx.device)
+
+
 def close() -> None:
     if dist.is_initialized():
         dist.destroy_process_group()
@@ -60,35 +66,122 @@ def pick_strategy(strategy: str, model: torch.nn.Module, ctx: Ctx) -> str:
     return "ddp"
 
 
-def wrap(model: torch.nn.Module, strategy: str, ctx: Ctx, bf16: bool = False) -> torch.nn.Module:
-    """DDP, or FSDP2 with one shard unit per decoder layer (the model's `_no_split_modules`)."""
-    if strategy == "none":
-        return model
+def device_mesh(strategy: str, ctx: Ctx, shard_size: int = 0):
+    """The FSDP2 mesh: fsdp shards over all ranks; hsdp replicates across groups of `shard_size`
+    ranks (default: the ranks of one node, LOCAL_WORLD_SIZE) and shards within each, so the
+    per-micro-batch reduce-scatter stays on the node's fast links and only one all-reduce per
+    optimizer step crosses nodes. None for the other strategies."""
+    from torch.distributed.device_mesh import init_device_mesh
+
+    if strategy == "fsdp":
+        return init_device_mesh(ctx.device.type, (ctx.world,))
+    if strategy == "hsdp":
+        shard = shard_size or int(os.environ.get("LOCAL_WORLD_SIZE", ctx.world))
+        if shard < 1 or ctx.world % shard:
+            raise ValueError(f"hsdp: {ctx.world} ranks do not split into shard groups of {shard}")
+        return init_device_mesh(ctx.device.type, (ctx.world // shard, shard), mesh_dim_names=("replicate", "shard"))
+    return None
+
+
+class LogprobModel(torch.nn.Module):
+    """A causal LM whose forward returns the per-token log-probs and entropy of given response
+    tokens (utils.losses.token_logprobs_entropy: chunked along T, never (B, T, V) logits).
+
+    This, not the HF model, is what DDP / FSDP2 wrap: under FSDP2 the lm_head weight is gathered
+    for, and its gradient reduce-scattered after, the root module's forward, so the chunked head
+    must run inside that forward rather than on the output of a plain HF forward."""
+
+    def __init__(self, lm: torch.nn.Module, chunk_tokens: int = 512, autocast_dtype: torch.dtype | None = None):
+        super().__init__()
+        self.lm = lm  # an HF causal LM, or a peft model around one
+        self.chunk_tokens = chunk_tokens
+        self.autocast_dtype = autocast_dtype
+        hf = self.hf
+        if getattr(hf.config, "final_logit_softcapping", None) or getattr(hf.config, "logit_scale", None):
+            raise ValueError(f"{type(hf).__name__} transforms its logits beyond the lm_head; not supported")
+        if not isinstance(hf.get_output_embeddings(), torch.nn.Linear):
+            raise ValueError("the lm_head must be a plain Linear layer (LoRA on lm_head is not supported)")
+
+    @property
+    def hf(self) -> torch.nn.Module:
+        return self.lm.get_base_model() if hasattr(self.lm, "get_base_model") else self.lm
+
+    def forward(self, input_ids, attention_mask, position_ids, targets, temperature: float = 1.0):
+        """Rows hold left-padded prompts then right-padded responses, so the response tokens
+        `targets` (B, T) are the last T columns, predicted by the hidden states one column earlier."""
+        from contextlib import nullcontext
+
+        from utils.losses import token_logprobs_entropy
+
+        T = targets.shape[1]
+        autocast = (torch.autocast(input_ids.device.type, dtype=self.autocast_dtype) if self.autocast_dtype
+                    else nullcontext())
+        with autocast:
+            hidden = self.hf.get_decoder()(input_ids=input_ids, attention_mask=attention_mask,
+                                           position_ids=position_ids, use_cache=False).last_hidden_state
+            head = self.hf.get_output_embeddings()
+            return token_logprobs_entropy(hidden[:, -T - 1:-1], head.weight, targets, temperature, self.chunk_tokens,
+                                          bias=head.bias)
+
+
+def wrap(model: torch.nn.Module, strategy: str, ctx: Ctx, *, mesh=None, bf16: bool = False,
+         chunk_tokens: int = 512, trainable: bool = True) -> torch.nn.Module:
+    """A LogprobModel around `model`, on ctx.device: as is, under DDP, or sharded by FSDP2
+    (`mesh` from device_mesh: fsdp or hsdp) with one shard unit per decoder layer (the model's
+    `_no_split_modules`). bf16: bf16 compute (autocast; FSDP2 gathers bf16 and reduces in fp32).
+    trainable=False (the frozen reference): no DDP, and FSDP2 reshards the root after its forward
+    too, as no backward will."""
+    autocast = torch.bfloat16 if bf16 and ctx.device.type == "cuda" else None
+    scorer = LogprobModel(model, chunk_tokens, autocast)
+    if strategy == "none" or (strategy == "ddp" and not trainable):
+        return scorer.to(ctx.device)
     if strategy == "ddp":
         from torch.nn.parallel import DistributedDataParallel as DDP
 
-        return DDP(model, device_ids=[ctx.local_rank] if ctx.device.type == "cuda" else None)
-    if strategy == "fsdp":
+        return DDP(scorer.to(ctx.device), device_ids=[ctx.local_rank] if ctx.device.type == "cuda" else None)
+    if strategy in ("fsdp", "hsdp"):
+        # fully_shard moves each unit to the mesh's device as it shards it: the full model never
+        # sits on one GPU (a 32B model in fp32 would not fit)
         from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
 
-        mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32) if bf16 else None
-        kw = {"mp_policy": mp} if mp else {}
-        layer_names = set(getattr(unwrap_hf(model), "_no_split_modules", None) or [])
-        for m in model.modules():
+        kw = {"mesh": mesh}
+        if autocast:
+            kw["mp_policy"] = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
+        layer_names = set(getattr(scorer.hf, "_no_split_modules", None) or [])
+        for m in scorer.modules():
             if type(m).__name__ in layer_names:
                 fully_shard(m, **kw)
-        fully_shard(model, **kw)
-        return model
+        fully_shard(scorer, **kw, reshard_after_forward=None if trainable else True)
+        return scorer
     raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
 
 
+def grad_sync(model: torch.nn.Module, last: bool):
+    """Gradient accumulation over micro-batches. DDP: all-reduce only at the last (no_sync; DDP's
+    gradients are full-size anyway). FSDP2: reduce-scatter at every micro-batch and accumulate the
+    gradient shards. Skipping it (set_requires_gradient_sync(False)) would keep each layer's
+    unsharded fp32 gradient until the last micro-batch: the whole model's gradients on every GPU
+    (~30 GB at 7B), which is what sharding is for. One reduce-scatter per micro-batch costs what a
+    backward's all-gathers cost. HSDP: the cross-replica all-reduce still waits for the last."""
+    from contextlib import nullcontext
+
+    if hasattr(model, "no_sync"):  # DDP
+        return nullcontext() if last else model.no_sync()
+    if hasattr(model, "set_requires_all_reduce"):  # FSDP2 (a no-op without a replicate dimension)
+        model.set_requires_all_reduce(last)
+    return nullcontext()
+
+
 def unwrap(model: torch.nn.Module) -> torch.nn.Module:
-    """The module inside DDP (FSDP2 shards in place, so it is the module itself)."""
-    return model.module if isinstance(model, torch.nn.parallel.DistributedDataParallel) else model
+    """The trained LM as it was built (HF or peft), inside DDP and the LogprobModel (FSDP2 shards
+    in place, so its modules are the originals)."""
+    if isinstance(model, torch.nn.parallel.DistributedDataParallel):
+        model = model.module
+    return model.lm if isinstance(model, LogprobModel) else model
 
 
 def unwrap_hf(model: torch.nn.Module) -> torch.nn.Module:
-    """The transformers model inside DDP and/or a peft wrapper."""
+    """The transformers model inside DDP, the LogprobModel and/or a peft wrapper."""
     model = unwrap(model)
     return model.get_base_model() if hasattr(model, "get_base_model") else model
 

@@ -136,7 +136,7 @@ class SamplingParams:
     max_tokens: int = 256
     seed: int | None = 0
     stop: Sequence[str] = ()
-    logprobs: bool = False  # return the log-prob of each sampled token (raw model distribution)
+    logprobs: bool = False  # return the log-prob of each sampled token (hf: at the sampling temperature, before top_p)
 
 
 @dataclass
@@ -265,7 +265,9 @@ class HFEngine:
                     logits = res.logits[:, -1, :].float().cpu()
                     nxt = _draw(logits, params, gens)
                     toks.append(nxt)
-                    lps.append(torch.log_softmax(logits, dim=-1).gather(1, nxt.view(B, 1)).squeeze(1))
+                    # the distribution sampled from (temperature applied), which the trainer compares with
+                    scaled = logits / params.temperature if params.temperature > 0 else logits
+                    lps.append(torch.log_softmax(scaled, dim=-1).gather(1, nxt.view(B, 1)).squeeze(1))
                     newly = torch.isin(nxt, stop) & ~finished
                     if params.stop:  # a row ends with the token that completes a stop string (vLLM's cut)
                         newly |= self._stop_string_rows(toks, ~finished, params.stop)
@@ -280,6 +282,15 @@ class HFEngine:
             model.train(was_training)
         T, P, n = torch.stack(toks, 1).tolist(), torch.stack(lps, 1).tolist(), length.tolist()
         return [(T[b][:n[b]], P[b][:n[b]], "stop") if n[b] >= 0 else (T[b], P[b], "length") for b in range(B)]
+
+    def sync_weights(self, named_tensors: Iterable[tuple[str, Any]]) -> None:
+        """Copy trainer weights (HF names, LoRA merged) into this engine's own model, one at a time."""
+        import torch
+
+        params = dict(self.model.named_parameters())
+        with torch.no_grad():
+            for name, t in named_tensors:
+                params[name].copy_(t)
 
     def _stop_string_rows(self, toks: list, active, stop: Sequence[str]):
         """Rows whose newest tokens complete a stop string; only the last few tokens are decoded

@@ -37,23 +37,70 @@ def group_advantages(rewards: torch.Tensor, group_ids: torch.Tensor, *, scale: s
     return adv
 
 
-def token_logprobs(logits: torch.Tensor, tokens: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
-    """log p(token) under softmax(logits / temperature); (B, T, V), (B, T) -> (B, T) in float32.
+def token_logprobs_entropy(hidden: torch.Tensor, weight: torch.Tensor, tokens: torch.Tensor, temperature: float = 1.0,
+                           chunk_tokens: int = 512, bias: torch.Tensor | None = None
+                           ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-token log p(token) and entropy of softmax((hidden @ weight.T + bias) / temperature),
+    both (B, T) float32 and differentiable (the entropy's gradient serves an entropy bonus).
 
-    logsumexp + gather instead of a full log_softmax: one (B, T, V) float32 copy fewer."""
-    logits = logits.float()
-    if temperature != 1.0:
-        logits = logits / temperature
-    picked = logits.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
-    return picked - torch.logsumexp(logits, dim=-1)
+    hidden (B, T, H) are the final hidden states at the positions that predict `tokens` (B, T);
+    weight (V, H) is the lm_head. The vocabulary axis never exists for the whole sequence: T is cut
+    into chunks of about `chunk_tokens` tokens (over the B rows), and each chunk's logits are
+    recomputed in backward rather than kept (_ChunkLogprobsEntropy). Peak: about three float32
+    (chunk, V) tensors, where full logits need several (B, T, V) ones (~20 GB per copy for one
+    32k-token row at V = 151,936)."""
+    B, T = tokens.shape
+    step = max(1, chunk_tokens // max(1, B))
+    out = [_ChunkLogprobsEntropy.apply(hidden[:, s:s + step], weight, bias, tokens[:, s:s + step], temperature)
+           for s in range(0, T, step)]
+    return torch.cat([lp for lp, _ in out], 1), torch.cat([ent for _, ent in out], 1)
 
 
-@torch.no_grad()
-def entropy(logits: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
-    """Entropy of softmax(logits / temperature) per position; (B, T, V) -> (B, T). Logging only."""
-    logits = logits.float() / temperature
-    logp = torch.log_softmax(logits, dim=-1)
-    return -(logp.exp() * logp).sum(-1)
+class _ChunkLogprobsEntropy(torch.autograd.Function):
+    """One chunk: the logits are computed in forward and again in backward, never saved; the
+    gradient with respect to them is formed in place:
+        d logp_t / du = onehot(t) - p,    d H / du = -p * (log p + H),    u = logits / temperature."""
+
+    @staticmethod
+    def _log_probs(hidden, weight, bias, temperature):
+        z = torch.nn.functional.linear(hidden, weight, bias).float()  # float32: a sum over 10^5 terms
+        if temperature != 1.0:
+            z.div_(temperature)
+        lse = torch.logsumexp(z, dim=-1)
+        return z.sub_(lse.unsqueeze(-1)), lse  # log p, in place of the logits
+
+    @staticmethod
+    @torch.amp.custom_fwd(device_type="cuda")
+    def forward(ctx, hidden, weight, bias, tokens, temperature):
+        logp, _ = _ChunkLogprobsEntropy._log_probs(hidden, weight, bias, temperature)
+        picked = logp.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
+        # -sum p log p as a batched dot product: no third (chunk, V) tensor
+        entropy = -(logp.exp().unsqueeze(-2) @ logp.unsqueeze(-1)).squeeze(-1).squeeze(-1)
+        ctx.save_for_backward(hidden, weight, bias, tokens, entropy)
+        ctx.temperature = temperature
+        return picked, entropy
+
+    @staticmethod
+    @torch.amp.custom_bwd(device_type="cuda")
+    def backward(ctx, g_logp, g_entropy):
+        hidden, weight, bias, tokens, entropy = ctx.saved_tensors
+        g_logp = torch.zeros_like(entropy) if g_logp is None else g_logp.float()
+        g_entropy = torch.zeros_like(entropy) if g_entropy is None else g_entropy.float()
+        logp, _ = _ChunkLogprobsEntropy._log_probs(hidden, weight, bias, ctx.temperature)
+        p = logp.exp()
+        # grad_u = -p * (g_logp + g_entropy * (log p + H)) + g_logp * onehot(t), built in logp's memory
+        grad = logp.add_(entropy.unsqueeze(-1)).mul_(g_entropy.unsqueeze(-1)).add_(g_logp.unsqueeze(-1)).mul_(p).neg_()
+        del p
+        grad.scatter_add_(-1, tokens.unsqueeze(-1), g_logp.unsqueeze(-1))
+        if ctx.temperature != 1.0:
+            grad.div_(ctx.temperature)
+        grad = grad.to(torch.promote_types(hidden.dtype, weight.dtype))  # bf16 weights: a bf16 matmul
+        flat = grad.reshape(-1, grad.shape[-1])
+        d_hidden = (grad @ weight.to(grad.dtype)).to(hidden.dtype) if ctx.needs_input_grad[0] else None
+        d_weight = ((flat.t() @ hidden.reshape(-1, hidden.shape[-1]).to(grad.dtype)).to(weight.dtype)
+                    if ctx.needs_input_grad[1] else None)
+        d_bias = flat.sum(0).to(bias.dtype) if bias is not None and ctx.needs_input_grad[2] else None
+        return d_hidden, d_weight, d_bias, None, None
 
 
 def masked_mean(x: torch.Tensor, mask: torch.Tensor, dim: int | None = None) -> torch.Tensor:

@@ -1,0 +1,87 @@
+"""Memory: token log-probs and entropy never hold (batch, tokens, vocab) logits, and the memory
+plan (train.py --plan, utils/memplan.py) matches measured peaks.
+
+Peaks are measured in fresh processes (VmHWM is a lifetime peak; less the library pages the
+process touched meanwhile) with one torch thread and glibc's mmap threshold fixed
+(MALLOC_MMAP_THRESHOLD_=65536), so that a freed tensor leaves RSS instead of staying in the heap:
+RSS then follows the live tensors.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from utils import memplan
+
+ROOT = Path(__file__).resolve().parents[1]
+GB = 2 ** 30
+BOUND_GB = 1.0  # peak RSS growth of one RL micro-step at V = 151,936 and 4,096 response tokens
+
+
+def probe(*args: str) -> dict:
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MALLOC_MMAP_THRESHOLD_": "65536", "PYTHONPATH": str(ROOT)}
+    res = subprocess.run([sys.executable, "-m", "utils.memplan", "probe", *args], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def test_rl_step_at_vocab_152k_and_4k_tokens_stays_under_a_bound_full_logits_cannot_meet():
+    # one RL micro-step (forward to log-probs and entropy, loss, backward, AdamW) of a random
+    # model with hidden size 64 and Qwen's vocabulary
+    chunked = probe("--vocab", "151936", "--hidden", "64", "--tokens", "4096", "--steps", "1")["measured_bytes"]
+    # the same through the model's (B, T, V) logits, at an eighth of the tokens (it grows linearly)
+    full = probe("--vocab", "151936", "--hidden", "64", "--tokens", "512", "--steps", "1",
+                 "--full-logits")["measured_bytes"]
+    one_copy = 4096 * 151936 * 4  # a single float32 logits tensor at 4,096 tokens
+    print(f"\npeak RSS growth, V=151,936: chunked log-probs at 4,096 tokens {chunked / GB:.2f} GB (bound {BOUND_GB} GB); "
+          f"full logits at 512 tokens {full / GB:.2f} GB, x8 for 4,096 = {8 * full / GB:.1f} GB; "
+          f"one float32 logits tensor at 4,096 tokens alone {one_copy / GB:.2f} GB")
+    assert chunked < BOUND_GB * GB
+    assert full > BOUND_GB * GB and one_copy > 2 * BOUND_GB * GB  # full logits cannot meet the bound
+
+
+@pytest.mark.parametrize("args", [
+    ("--vocab", "32000", "--hidden", "128", "--layers", "2", "--tokens", "1024", "--batch", "2"),
+    ("--vocab", "1000", "--hidden", "256", "--intermediate", "1024", "--layers", "4", "--tokens", "1024"),
+    ("--vocab", "1000", "--hidden", "256", "--layers", "6", "--tokens", "2048", "--checkpointing"),
+], ids=["vocab32k", "wide-mlp", "checkpointed"])
+def test_plan_is_within_25_percent_of_the_measured_peak(args):
+    d = probe(*args)
+    ratio = d["estimated_bytes"] / d["measured_bytes"]
+    print(f"\nmeasured {d['measured_bytes'] / 2**20:.0f} MB, estimated {d['estimated_bytes'] / 2**20:.0f} MB ({ratio:.2f})")
+    assert 0.75 <= ratio <= 1.25
+
+
+def test_paper_model_shapes_give_their_published_sizes():
+    sizes = {"Qwen/Qwen2.5-7B-Instruct": 7.62, "Qwen/Qwen2.5-32B": 32.76, "Qwen/Qwen3-8B": 8.19,
+             "meta-llama/Llama-3.1-8B-Instruct": 8.03, "allenai/Olmo-3-1025-7B": 7.30}
+    for name, billions in sizes.items():
+        shape, source = memplan.shape_of(name)
+        assert shape.params() / 1e9 == pytest.approx(billions, abs=0.01) and "built-in" in source, name
+    with pytest.raises(ValueError, match="built-in shapes"):
+        memplan.shape_of("someone/unknown-model")
+
+
+def test_plan_reads_a_local_config_and_prints_every_part(tmp_path, capsys):
+    import train
+    from utils.tiny import build_tiny
+
+    tiny = build_tiny(tmp_path / "tiny")
+    assert "config.json" in memplan.shape_of(str(tiny))[1]
+    train.main(["--config", str(ROOT / "configs/paper/gspo_novelty.yaml"), "--plan", "gpus=8", "gpu_mem_gb=80",
+                "model=Qwen/Qwen2.5-7B-Instruct"])
+    out = capsys.readouterr().out
+    for part in ("weights", "gradients", "Adam", "FSDP gathered", "activations", "log-prob chunk", "reference model",
+                 "vLLM while training", "KV cache", "largest micro-batch that fits"):
+        assert part in out, part
+    cfg = train.load(train.PlanConfig, ["--config", str(ROOT / "configs/paper/gspo_novelty.yaml")])
+    shape = memplan.shape_of("Qwen/Qwen2.5-32B")[0]
+    on8, on64 = (memplan.setup_from_config(cfg, gpus, 80, shape) for gpus in (8, 64))
+    assert memplan.total_bytes(on64) < memplan.total_bytes(on8)  # more GPUs: smaller shards
+    assert memplan.largest_micro_batch(on64) >= memplan.largest_micro_batch(on8)

@@ -1,0 +1,343 @@
+"""Memory per GPU of a train.py run, estimated before booking a cluster, and a probe that measures it.
+
+    python train.py --config configs/paper/gspo_novelty.yaml --plan gpus=8 gpu_mem_gb=80 [model=Qwen/Qwen2.5-7B]
+    python -m utils.memplan probe --vocab 151936 --tokens 32768 --hidden 3584 --layers 2 --device cuda
+
+The plan needs the model's shape, never its weights: config.json when `model` is a local
+directory, else a built-in table of the papers' models matched by name (PAPER_MODELS); nothing
+is downloaded. It prints each part (weights, gradients, Adam, FSDP's gathered layers, activations
+at the micro-batch, the log-prob chunk, the reference model, vLLM) and the largest micro-batch
+that fits. The activation and log-prob terms are counts of the tensors autograd keeps, checked
+against peaks measured on CPU (fp32) for small models (tests/test_memory.py: within 25%); the
+bf16/CUDA figures follow the same counts at 2 bytes and are what scripts/gpu_check.sh measures.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+GB = 2 ** 30
+
+
+@dataclass(frozen=True)
+class Shape:
+    vocab: int
+    hidden: int
+    layers: int
+    intermediate: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    tied: bool = False
+    qkv_bias: bool = False
+
+    def layer_params(self) -> int:
+        H, q, kv = self.hidden, self.heads * self.head_dim, self.kv_heads * self.head_dim
+        bias = q + 2 * kv if self.qkv_bias else 0
+        return H * q + 2 * H * kv + q * H + 3 * H * self.intermediate + 2 * H + bias
+
+    def root_params(self) -> int:
+        """Embedding, lm_head (unless tied) and the final norm: FSDP2's root unit."""
+        return self.vocab * self.hidden * (1 if self.tied else 2) + self.hidden
+
+    def params(self) -> int:
+        return self.root_params() + self.layers * self.layer_params()
+
+    def kv_cache_bytes_per_token(self, nbytes: int = 2) -> int:
+        return 2 * self.layers * self.kv_heads * self.head_dim * nbytes
+
+    def activation_elems_per_token_layer(self) -> int:
+        """Elements one decoder layer saves for backward, per token (HF Llama/Qwen layer, SDPA
+        attention): its input and normed input, q and q after rotary, attention output and its
+        contiguous copy (4 x q-width), k and v (2 x kv-width), the residual and its norm, and
+        the MLP's gate, up, act(gate) and act(gate) * up. Counted with saved_tensors_hooks and
+        checked against measured peaks (tests/test_memory.py)."""
+        q, kv = self.heads * self.head_dim, self.kv_heads * self.head_dim
+        return 4 * self.hidden + 4 * q + 2 * kv + 4 * self.intermediate
+
+
+# The papers' models (config.json values), for plans made without the weights or the hub.
+PAPER_MODELS = {
+    "OLMo-3-7B": (r"olmo-?3\b.*7b", Shape(100278, 4096, 32, 11008, 32, 32, 128)),
+    "Qwen2.5-7B": (r"qwen2\.5-7b", Shape(152064, 3584, 28, 18944, 28, 4, 128, qkv_bias=True)),
+    "Qwen2.5-32B": (r"qwen2\.5-32b", Shape(152064, 5120, 64, 27648, 40, 8, 128, qkv_bias=True)),
+    "Qwen3-8B": (r"qwen3-8b", Shape(151936, 4096, 36, 12288, 32, 8, 128)),
+    "Llama-3.1-8B": (r"llama-?3\.1-8b", Shape(128256, 4096, 32, 14336, 32, 8, 128)),
+}
+
+
+def shape_of(model: str) -> tuple[Shape, str]:
+    """(shape, where it came from): the local config.json, else the built-in table by name."""
+    cfg = Path(model) / "config.json"
+    if cfg.is_file():
+        c = json.loads(cfg.read_text())
+        c = c.get("text_config", c)
+        heads = c["num_attention_heads"]
+        return Shape(vocab=c["vocab_size"], hidden=c["hidden_size"], layers=c["num_hidden_layers"],
+                     intermediate=c["intermediate_size"], heads=heads, kv_heads=c.get("num_key_value_heads") or heads,
+                     head_dim=c.get("head_dim") or c["hidden_size"] // heads,
+                     tied=bool(c.get("tie_word_embeddings", False)),
+                     qkv_bias=c.get("model_type") == "qwen2" or bool(c.get("attention_bias"))), f"{cfg}"
+    for name, (pattern, shape) in PAPER_MODELS.items():
+        if re.search(pattern, model.lower()):
+            return shape, f"built-in table: {name} (no local config.json)"
+    known = ", ".join(PAPER_MODELS)
+    raise ValueError(f"{model}: no local config.json and not one of the built-in shapes ({known}); "
+                     f"pass model=<a local HF directory> or one of those names")
+
+
+@dataclass
+class Setup:
+    """What decides the memory of one GPU."""
+    shape: Shape
+    gpus: int
+    gpu_mem_gb: float
+    strategy: str            # none, ddp, fsdp, hsdp
+    shard: int               # ranks one parameter is sharded over (1: not sharded)
+    master_bytes: int        # bytes per stored weight: 4 (fp32 master weights) or 2 (bf16)
+    compute_bytes: int       # bytes per activation: 2 (bf16 autocast on GPU) or 4 (fp32)
+    trainable: int           # trainable parameters (all, or the LoRA adapters)
+    micro_batch: int         # rows per forward
+    seq_len: int             # prompt + response tokens of a row
+    checkpointing: bool      # activation checkpointing of the decoder layers
+    chunk_tokens: int        # tokens whose full-vocabulary logits exist at once
+    reference: bool = False  # a frozen reference model (novelty, KL)
+    vllm_util: float = 0.0   # vLLM's share of the GPU (0: no vLLM)
+    vllm_sleep: bool = False  # vLLM sleeps while the policy trains
+    cuda: bool = True
+
+
+# float32 (chunk, V) tensors the log-prob chunk holds at its peak: logits turned into log-probs in
+# place, their exp, the gradient built in place (measured ~1.9 on CPU); on CUDA the bf16 head output
+# adds half a copy.
+LOGIT_COPIES = 2
+# CUDA context, NCCL buffers, allocator fragmentation: a fixed reserve (ours, not measured here)
+CUDA_RESERVE_GB = 3.0
+# vLLM asleep (level 2: weights and KV cache freed) still holds its CUDA graphs and context
+VLLM_ASLEEP_GB = 1.5
+
+
+def fixed_parts(s: Setup) -> list[tuple[str, float]]:
+    """(part, bytes) that do not grow with the micro-batch."""
+    sh, n = s.shape, s.shape.params()
+    ddp_buckets = 2 if s.strategy == "ddp" else 1  # DDP keeps gradient buckets beside .grad
+    parts = [(f"weights ({_dtype(s.master_bytes)}{_frac(s.shard)})", n * s.master_bytes / s.shard),
+             (f"gradients ({_dtype(s.master_bytes)}{_frac(s.shard)}{', + DDP buckets' if ddp_buckets == 2 else ''})",
+              ddp_buckets * s.trainable * s.master_bytes / s.shard),
+             (f"Adam moments (2 x {_dtype(s.master_bytes)}{_frac(s.shard)})", 2 * s.trainable * s.master_bytes / s.shard)]
+    if s.strategy in ("fsdp", "hsdp"):
+        gathered = (2 * sh.layer_params() + sh.root_params()) * s.compute_bytes + 2 * sh.layer_params() * 4
+        parts.append(("FSDP gathered: root + 2 layers, their fp32 gradients in flight", gathered))
+    elif s.compute_bytes < s.master_bytes:
+        parts.append(("autocast's bf16 copies of the weights", n * s.compute_bytes))
+    copies = LOGIT_COPIES + (0.5 if s.compute_bytes == 2 else 0)
+    parts.append((f"log-prob chunk ({s.chunk_tokens} tokens x {sh.vocab} vocab x {copies:g} fp32)",
+                  copies * s.chunk_tokens * sh.vocab * 4))
+    if s.reference:
+        ref_bytes = 2 if s.cuda else 4
+        parts.append((f"reference model ({_dtype(ref_bytes)}{_frac(s.shard if s.strategy != 'ddp' else 1)})",
+                      n * ref_bytes / (s.shard if s.strategy != "ddp" else 1)))
+    if s.vllm_util:
+        held = VLLM_ASLEEP_GB * GB if s.vllm_sleep else s.vllm_util * s.gpu_mem_gb * GB
+        parts.append(("vLLM while training (" + ("asleep: context and graphs" if s.vllm_sleep
+                                                  else f"awake: {s.vllm_util:.0%} of the GPU") + ")", held))
+    if s.cuda:
+        parts.append(("CUDA context, NCCL, fragmentation (reserve)", CUDA_RESERVE_GB * GB))
+    return parts
+
+
+def activation_bytes_per_row(s: Setup) -> float:
+    """Activations of one row of seq_len tokens through forward and backward."""
+    sh = s.shape
+    per_layer = sh.activation_elems_per_token_layer() * s.compute_bytes
+    if s.checkpointing:  # each layer's input, plus one layer recomputed at a time in backward
+        per_token = sh.layers * sh.hidden * s.compute_bytes + per_layer
+    else:
+        per_token = sh.layers * per_layer
+    per_token += 4 * sh.hidden * s.compute_bytes  # the embedding's output, the final norm's input and output
+    return per_token * s.seq_len
+
+
+def total_bytes(s: Setup, micro_batch: int | None = None) -> float:
+    b = s.micro_batch if micro_batch is None else micro_batch
+    return sum(v for _, v in fixed_parts(s)) + b * activation_bytes_per_row(s)
+
+
+def largest_micro_batch(s: Setup) -> int:
+    room = s.gpu_mem_gb * GB - sum(v for _, v in fixed_parts(s))
+    return max(0, int(room // activation_bytes_per_row(s)))
+
+
+def setup_from_config(cfg, gpus: int, gpu_mem_gb: float, shape: Shape) -> Setup:
+    """A Setup from a train.py TrainConfig (read by attribute; utils/ does not import train.py)."""
+    rl = cfg.stage == "rl"
+    strategy = cfg.strategy
+    if strategy == "auto":  # what dist.pick_strategy would choose on these GPUs
+        need = shape.params() * (16 if not cfg.lora.enabled else 2)
+        strategy = "none" if gpus == 1 else "fsdp" if need > 0.7 * gpu_mem_gb * GB else "ddp"
+    shard = {"fsdp": gpus, "hsdp": cfg.hsdp_shard_size or min(gpus, 8)}.get(strategy, 1)
+    if cfg.lora.enabled:
+        per_module = {"q_proj": (shape.hidden, shape.heads * shape.head_dim),
+                      "k_proj": (shape.hidden, shape.kv_heads * shape.head_dim),
+                      "v_proj": (shape.hidden, shape.kv_heads * shape.head_dim),
+                      "o_proj": (shape.heads * shape.head_dim, shape.hidden),
+                      "gate_proj": (shape.hidden, shape.intermediate), "up_proj": (shape.hidden, shape.intermediate),
+                      "down_proj": (shape.intermediate, shape.hidden)}
+        trainable = shape.layers * sum(cfg.lora.r * (i + o) for m, (i, o) in per_module.items()
+                                       if m in cfg.lora.target_modules)
+    else:
+        trainable = shape.params()
+    engine = cfg.rl.engine
+    return Setup(shape=shape, gpus=gpus, gpu_mem_gb=gpu_mem_gb, strategy=strategy, shard=shard,
+                 master_bytes=2 if cfg.dtype == "bfloat16" else 4, compute_bytes=2, trainable=trainable,
+                 micro_batch=cfg.rl.micro_batch_size if rl else cfg.sft.micro_batch_size,
+                 # an RL row: as long as vLLM may make it (max_model_len: prompt + response budget)
+                 seq_len=(cfg.rl.max_prompt_tokens + cfg.rl.max_tokens if cfg.rl.max_prompt_tokens
+                          else max(engine.max_model_len, cfg.rl.max_tokens)) if rl else cfg.sft.max_len,
+                 checkpointing=cfg.gradient_checkpointing, chunk_tokens=cfg.logprob_chunk_tokens,
+                 reference=rl and (cfg.novelty.enabled or cfg.rl.kl_coef > 0),
+                 vllm_util=engine.gpu_memory_utilization if rl and engine.backend == "vllm" else 0.0,
+                 vllm_sleep=engine.enable_sleep_mode)
+
+
+def report(s: Setup, source: str) -> str:
+    sh = s.shape
+    lines = [f"memory plan: {sh.params() / 1e9:.2f}B parameters ({source})",
+             f"  {s.gpus} GPUs x {s.gpu_mem_gb:g} GB, strategy {s.strategy}"
+             + (f" (each parameter sharded over {s.shard})" if s.shard > 1 else ""),
+             f"  rows of {s.seq_len} tokens, micro-batch {s.micro_batch}, activation checkpointing "
+             f"{'on' if s.checkpointing else 'off'}", "", f"  {'per GPU':<66}{'GB':>8}"]
+    for name, v in fixed_parts(s):
+        lines.append(f"  {name:<66}{v / GB:8.1f}")
+    act = activation_bytes_per_row(s)
+    lines.append(f"  {f'activations ({s.micro_batch} rows x {act / GB:.2f} GB)':<66}{s.micro_batch * act / GB:8.1f}")
+    total = total_bytes(s)
+    lines.append(f"  {'total':<66}{total / GB:8.1f}")
+    best = largest_micro_batch(s)
+    verdict = "fits" if total <= s.gpu_mem_gb * GB else "does NOT fit"
+    lines.append(f"  {verdict} in {s.gpu_mem_gb:g} GB; largest micro-batch that fits: {best}"
+                 + ("" if best else " (try gradient_checkpointing=true, more GPUs, or shorter rows)"))
+    if s.vllm_util:
+        weights = sh.params() * 2
+        kv = s.vllm_util * s.gpu_mem_gb * GB - weights - 2 * GB  # vLLM's own activations: ~2 GB (ours)
+        tokens = max(0, int(kv // sh.kv_cache_bytes_per_token()))
+        lines += ["", f"  vLLM while rolling out ({s.vllm_util:.0%} of the GPU): bf16 weights {weights / GB:.1f} GB, "
+                  f"KV cache ~{max(kv, 0) / GB:.1f} GB = ~{tokens:,} tokens ({s.seq_len} per row: "
+                  f"~{tokens // max(1, s.seq_len)} rows at full length in flight)"]
+    lines.append("  (estimates: counted tensors, checked against measured CPU peaks within 25%; the CUDA reserve "
+                 f"of {CUDA_RESERVE_GB:g} GB is an allowance)")
+    return "\n".join(lines)
+
+
+def _dtype(nbytes: int) -> str:
+    return {2: "bf16", 4: "fp32"}[nbytes]
+
+
+def _frac(shard: int) -> str:
+    return f", 1/{shard}" if shard > 1 else ""
+
+
+# ----------------------------------------------------------------------------- the probe
+
+
+def probe(shape: Shape, batch: int, tokens: int, chunk_tokens: int, device: str = "cpu", full_logits: bool = False,
+          checkpointing: bool = False, steps: int = 2, prompt: int = 8) -> dict:
+    """Peak memory of `steps` RL micro-steps on a randomly initialised model of `shape`: forward (token
+    log-probs and entropy), a policy-gradient loss, backward, an AdamW step. CPU: peak RSS growth
+    over the process before the model was built, less the file-backed pages (library code) it
+    touched meanwhile (run it in a fresh process: VmHWM is a lifetime peak;
+    MALLOC_MMAP_THRESHOLD_=65536 keeps glibc from holding freed tensors in its heap, so RSS
+    follows the live tensors); CUDA: torch.cuda.max_memory_allocated. full_logits: the plain HF way, through
+    (B, T, V) logits, for comparison. Returns measured and estimated bytes."""
+    import torch
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    from utils.dist import LogprobModel
+
+    def rss() -> tuple[int, int, int]:
+        """(resident bytes, their peak, of which file-backed: library code paged in, not tensors).
+        The peak is this address space's own (VmHWM): ru_maxrss would also count the parent's
+        resident set at fork (Linux keeps it across exec)."""
+        status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+        return tuple(int(status[k].split()[0]) * 1024 for k in ("VmRSS", "VmHWM", "RssFile"))
+
+    cuda = device.startswith("cuda")
+    base, _, base_file = (torch.cuda.memory_allocated(), 0, 0) if cuda else rss()
+    torch.manual_seed(0)
+    config = Qwen2Config(vocab_size=shape.vocab, hidden_size=shape.hidden, intermediate_size=shape.intermediate,
+                         num_hidden_layers=shape.layers, num_attention_heads=shape.heads,
+                         num_key_value_heads=shape.kv_heads, head_dim=shape.head_dim, tie_word_embeddings=shape.tied,
+                         max_position_embeddings=prompt + tokens + 8, attn_implementation="sdpa")
+    with torch.device(device):
+        lm = Qwen2ForCausalLM(config)
+    if checkpointing:
+        lm.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    model = LogprobModel(lm, chunk_tokens, torch.bfloat16 if cuda else None).train()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-6)
+    ids = torch.randint(0, shape.vocab, (batch, prompt + tokens), device=device)
+    attn = torch.ones_like(ids)
+    pos = attn.cumsum(1) - 1
+    targets = ids[:, prompt:]
+    if cuda:
+        torch.cuda.reset_peak_memory_stats()
+    for _ in range(steps):  # from the second step on, Adam's moments exist during backward
+        if full_logits:
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda):
+                logits = lm(input_ids=ids, attention_mask=attn, position_ids=pos).logits[:, prompt - 1:-1].float()
+            logp_all = torch.log_softmax(logits, -1)
+            logp = logp_all.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+            ent = -(logp_all.exp() * logp_all).sum(-1)
+            del logits, logp_all
+        else:
+            logp, ent = model(ids, attn, pos, targets)
+        (-(logp.mean() + 0.01 * ent.mean())).backward()
+        del logp, ent
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    if cuda:
+        measured = torch.cuda.max_memory_allocated() - base
+    else:  # minus the library pages first touched meanwhile (how many varies with the page cache)
+        _, peak, file_pages = rss()
+        measured = peak - base - (file_pages - base_file)
+    setup = Setup(shape=shape, gpus=1, gpu_mem_gb=0, strategy="none", shard=1, master_bytes=4,
+                  compute_bytes=2 if cuda else 4, trainable=shape.params(), micro_batch=batch, seq_len=prompt + tokens,
+                  checkpointing=checkpointing, chunk_tokens=chunk_tokens, cuda=False)
+    return {"device": device, "shape": asdict(shape), "batch": batch, "tokens": tokens, "chunk_tokens": chunk_tokens,
+            "full_logits": full_logits, "checkpointing": checkpointing, "steps": steps, "measured_bytes": measured,
+            "estimated_bytes": None if full_logits else total_bytes(setup)}
+
+
+def main(argv: list[str]) -> None:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m utils.memplan probe", description=probe.__doc__)
+    ap.add_argument("what", choices=["probe"])
+    ap.add_argument("--vocab", type=int, default=151936)
+    ap.add_argument("--hidden", type=int, default=64)
+    ap.add_argument("--intermediate", type=int, default=0, help="default: 2 x hidden")
+    ap.add_argument("--layers", type=int, default=1)
+    ap.add_argument("--head-dim", type=int, default=64)
+    ap.add_argument("--kv-heads", type=int, default=1)
+    ap.add_argument("--tokens", type=int, default=4096, help="response tokens per row")
+    ap.add_argument("--batch", type=int, default=1)
+    ap.add_argument("--chunk", type=int, default=512, help="logprob_chunk_tokens")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--full-logits", action="store_true")
+    ap.add_argument("--checkpointing", action="store_true")
+    ap.add_argument("--steps", type=int, default=2)
+    a = ap.parse_args(argv)
+    import torch
+
+    if a.device == "cpu":
+        torch.set_num_threads(1)
+    heads = max(1, a.hidden // a.head_dim)
+    shape = Shape(a.vocab, a.hidden, a.layers, a.intermediate or 2 * a.hidden, heads, min(a.kv_heads, heads),
+                  a.head_dim, tied=True)
+    print(json.dumps(probe(shape, a.batch, a.tokens, a.chunk, a.device, a.full_logits, a.checkpointing, a.steps)))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
