@@ -1200,6 +1200,11 @@ def main(argv: list[str]) -> None:
     if ctx.device.type == "cpu" and cfg.cpu_threads:
         torch.set_num_threads(cfg.cpu_threads)
     torch.manual_seed(cfg.seed + ctx.rank)
+    if cfg.strategy == "hsdp":  # before any weights are loaded: a bad group size is a config error
+        try:
+            dist.hsdp_shape(ctx, cfg.hsdp_shard_size)
+        except ValueError as e:
+            stop(cfg, "hsdp_shard_size", str(e))
     from utils.records import DataError
 
     try:

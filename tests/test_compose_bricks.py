@@ -15,15 +15,10 @@ from envs.compose.types import BOOL, TYPES, conforms
 from utils.records import derive_seed
 
 NAMES = sorted(BRICKS)
-# Gym envs (envs/gym/arithmetic.py, the gym helper's) whose brick_input at difficulty 0 gives inputs
-# whose outputs exceed 500 almost always, so the Appendix D filter keeps them out of every chain.
-# Strict: when their samplers are fixed, this list must shrink.
-FILTERED_OUT = {"long_multiplication", "gcd_sum", "divisor_summatory"}
 BIG = Limits(max_steps=10**6, timeout_s=10.0)  # so a long but legal input is not cut off by the path limit
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="output above 500"))
-                                  if n in FILTERED_OUT else n for n in NAMES])
+@pytest.mark.parametrize("name", NAMES)
 def test_brick_is_deterministic_typed_and_counts_steps(name):
     b = BRICKS[name]
     rng = random.Random(derive_seed("brick-test", name))

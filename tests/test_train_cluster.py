@@ -180,3 +180,13 @@ def test_optimizer_state_from_before_the_logprob_wrapper_still_restores(tiny, on
         dist.close()
     assert got["state"].keys() == osd["state"].keys()
     assert all(torch.equal(got["state"][k]["exp_avg"], osd["state"][k]["exp_avg"]) for k in osd["state"])
+
+
+def test_hsdp_groups_that_do_not_divide_the_ranks_are_one_line(tiny, tmp_path, capsys):
+    import train
+
+    with pytest.raises(SystemExit) as e:
+        train.main([f"model={tiny}", "data.sources=[{env: sorting}]", "strategy=hsdp", "hsdp_shard_size=2",
+                    f"out_dir={tmp_path}", "rl.steps=1"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert e.value.code == 2 and len(err) == 1 and "hsdp_shard_size" in err[0], err

@@ -102,7 +102,7 @@ def test_sweep_sbatch_without_a_gpu_count_says_so(tmp_path):
     assert res.returncode == 2 and "nvidia-smi" in res.stderr and "GPUS=N" in res.stderr, res.stderr
 
 
-def test_sweep_sbatch_multi_node_runs_one_torchrun_per_node_with_hsdp(tmp_path):
+def test_sweep_sbatch_multi_node_runs_one_torchrun_per_node_with_hsdp(tmp_path, hub_ids_ok):
     import shlex
     import shutil
     import subprocess

@@ -76,11 +76,16 @@ def device_mesh(strategy: str, ctx: Ctx, shard_size: int = 0):
     if strategy == "fsdp":
         return init_device_mesh(ctx.device.type, (ctx.world,))
     if strategy == "hsdp":
-        shard = shard_size or int(os.environ.get("LOCAL_WORLD_SIZE", ctx.world))
-        if shard < 1 or ctx.world % shard:
-            raise ValueError(f"hsdp: {ctx.world} ranks do not split into shard groups of {shard}")
-        return init_device_mesh(ctx.device.type, (ctx.world // shard, shard), mesh_dim_names=("replicate", "shard"))
+        return init_device_mesh(ctx.device.type, hsdp_shape(ctx, shard_size), mesh_dim_names=("replicate", "shard"))
     return None
+
+
+def hsdp_shape(ctx: Ctx, shard_size: int = 0) -> tuple[int, int]:
+    """(replicas, shard group size) of the hsdp mesh; ValueError when the ranks do not split."""
+    shard = shard_size or int(os.environ.get("LOCAL_WORLD_SIZE", ctx.world))
+    if shard < 1 or ctx.world % shard:
+        raise ValueError(f"hsdp: {ctx.world} ranks do not split into shard groups of {shard}")
+    return ctx.world // shard, shard
 
 
 class LogprobModel(torch.nn.Module):
