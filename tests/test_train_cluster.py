@@ -240,3 +240,21 @@ def test_async_vllm_rollouts_take_a_temperature(tiny):
                                             "rl.engine.backend=vllm", "rl.temperature=0.7",
                                             "rl.engine.max_model_len=4096"])
     assert cfg.rl.temperature == 0.7
+
+
+@pytest.mark.parametrize("weights_on,current,ok", [("cuda:1", 1, True), ("cuda:0", 1, False), ("cuda:1", 0, False)])
+def test_vllm_engine_on_another_gpu_than_its_rank_is_refused_at_start(monkeypatch, weights_on, current, ok):
+    # without external_launcher every rank's engine lands on cuda:0; the engine checks where its
+    # weights are against LOCAL_RANK (vLLM itself is not needed to run the check)
+    from utils.engine import EngineError, VLLMEngine
+
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: current)
+    eng = object.__new__(VLLMEngine)
+    eng.torchrun = True
+    eng.llm = SimpleNamespace(collective_rpc=lambda fn: [weights_on])
+    if ok:
+        assert eng.check_placement() == "cuda:1"
+    else:
+        with pytest.raises(EngineError, match="expected cuda:1"):
+            eng.check_placement()
