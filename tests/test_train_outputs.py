@@ -80,12 +80,61 @@ def test_optional_loggers_need_their_package():
         assert f"pip install {key}" in problems[key]
 
 
-def test_passk_plot_has_bands(tmp_path):
+def _boxes_overlap(a, b) -> bool:
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def _renderer(fig):
+    """A renderer for a figure pyplot already closed (its canvas is a bare one by then)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    return renderer
+
+
+def _text_boxes(ax, renderer):
+    """Window extents of an axes' tick labels, axis labels and title (what a legend must not cover)."""
+    texts = [*ax.get_xticklabels(), *ax.get_yticklabels(), ax.xaxis.label, ax.yaxis.label, ax.title]
+    return [t.get_window_extent(renderer) for t in texts if t.get_visible() and t.get_text()]
+
+
+def test_passk_plot_has_bands_integer_ticks_and_a_legend_off_the_labels(tmp_path):
+    from matplotlib.collections import PolyCollection
+
     from utils.plots import passk_curves
 
-    passk_curves({"a": {1: 0.2, 2: 0.3, 4: 0.5}, "b": {1: 0.1, 2: 0.2, 4: 0.25}}, tmp_path / "p.png",
-                 bands={"a": {1: (0.1, 0.3), 4: (0.4, 0.6)}})
-    assert Path(tmp_path / "p.png").stat().st_size > 5000
+    fig = passk_curves({"a": {1: 0.2, 2: 0.3, 4: 0.5, 8: 0.6}, "b": {1: 0.1, 2: 0.2, 4: 0.25, 8: 0.3}},
+                       tmp_path / "p.png", bands={"a": {1: (0.1, 0.3), 4: (0.4, 0.6), 8: (0.5, 0.7)}})
+    assert (tmp_path / "p.png").stat().st_size > 5000
+    ax = fig.axes[0]
+    assert sum(isinstance(c, PolyCollection) for c in ax.collections) == 1  # a's band; b has none
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "4", "8"]  # k is an integer: no 10^0
+    renderer = _renderer(fig)
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert not any(_boxes_overlap(legend, box) for box in _text_boxes(ax, renderer))
+    assert not _boxes_overlap(legend, ax.get_window_extent(renderer))  # nor the curves
+
+
+def test_training_curves_integer_difficulty_and_legends_beside_the_panels(tmp_path):
+    from utils.plots import training_curves
+
+    rows = [{"step": s, "reward_mean": 0.1 * s, "accuracy": 0.05 * s, "response_len": 20.0 + s, "kl": 0.01,
+             "clip_frac_low": 0.0, "clip_frac_high": 0.02, "difficulty/sorting": s // 3,
+             "difficulty/longest_increasing_subsequence": s // 4, "accuracy/sorting": 0.5} for s in range(1, 13)]
+    fig = training_curves(rows, tmp_path / "c.png", title="t")
+    panels = {ax.get_title(): ax for ax in fig.axes if ax.get_title()}
+    diff = panels["difficulty per env (adaptive: top of the window)"]
+    ticks = [t for t in diff.get_yticks() if diff.get_ylim()[0] <= t <= diff.get_ylim()[1]]
+    assert ticks and all(float(t).is_integer() for t in ticks)  # a difficulty of 1.5 does not exist
+    assert all(float(t).is_integer() for ax in panels.values() for t in ax.get_xticks())  # steps
+    renderer = _renderer(fig)
+    labels = [box for ax in panels.values() for box in _text_boxes(ax, renderer)]
+    for ax in panels.values():
+        if ax.get_legend() is not None:
+            legend = ax.get_legend().get_window_extent(renderer)
+            assert not any(_boxes_overlap(legend, box) for box in labels), ax.get_title()
+            assert not any(_boxes_overlap(legend, other.get_window_extent(renderer)) for other in panels.values())
 
 
 def test_demo_summary_compares_the_models_and_reports_the_controller(tmp_path):
