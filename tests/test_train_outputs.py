@@ -143,13 +143,29 @@ def test_demo_summary_compares_the_models_and_reports_the_controller(tmp_path):
     spec = importlib.util.spec_from_file_location("demo", Path(__file__).resolve().parents[1] / "scripts" / "demo.py")
     demo = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(demo)
-    for name, mean, ci in (("sft", 0.5, [0.4, 0.6]), ("rl", 0.8, [0.7, 0.9])):
+    # 20 problems at d=0 that RL solves more often (4 -> 6 of 8 samples) and 10 at d=2 where both are equal
+    problems = [(f"p{i}", "sorting d=0") for i in range(20)] + [(f"q{i}", "sorting d=2") for i in range(10)]
+    for name, c0 in (("sft", 4), ("rl", 6)):
         (tmp_path / name).mkdir()
-        (tmp_path / name / "results.json").write_text(json.dumps({"benchmarks": {"sorting": {
-            "problems": 32, "splits": {"all": {"pass@1": {"mean": mean, "ci95": ci}}}}}}))
+        counts = {"sorting d=0": [c0] * 20, "sorting d=2": [1, 0] * 5}
+        with (tmp_path / name / "per_problem.csv").open("w") as f:
+            f.write("benchmark,problem_id,split,n,c\n")
+            for i, (pid, split) in enumerate(problems):
+                f.write(f"sorting,{pid},{split},8,{counts[split][i % 20 if split.endswith('0') else i - 20]}\n")
+        p0 = c0 / 8
+        (tmp_path / name / "results.json").write_text(json.dumps({"benchmarks": {"sorting": {"problems": 30, "splits": {
+            "all": {"pass@1": {"mean": (20 * p0 + 5 / 8) / 30, "ci95": [0.1, 0.9]}},
+            "sorting d=0": {"pass@1": {"mean": p0, "ci95": [p0 - 0.1, p0 + 0.1]}},
+            "sorting d=2": {"pass@1": {"mean": 1 / 16, "ci95": [0.0, 0.12]}}}}}}))
     write_jsonl(tmp_path / "metrics.jsonl", [{"step": s, "reward_mean": s / 10, "accuracy": s / 20,
-                                               "difficulty/sorting": s // 3} for s in range(1, 9)])
-    text = demo.summary(tmp_path / "sft", tmp_path / "rl", tmp_path, tmp_path / "summary.md")
-    assert "| sorting | 32 | pass@1 | 0.500 [0.40, 0.60] | 0.800 [0.70, 0.90] | +0.300 |" in text
-    assert "sorting: RL better" in text and "difficulty/sorting" in text and "0 -> 2" in text
+                                               "difficulty/sorting": min(s // 3, 2)} for s in range(1, 9)])
+    text = demo.summary(tmp_path / "sft", tmp_path / "rl", tmp_path, tmp_path / "summary.md",
+                        [("train.py configs/x.yaml", 12.0, 30.0)])
+    assert "| sorting | sorting d=0 | 20 | pass@1 | 0.500 [0.40, 0.60] | 0.750 [0.65, 0.85] | +0.250 [+0.25, +0.25] |" \
+        in text, text
+    assert "- sorting d=0: RL better (+0.250 [+0.25, +0.25])" in text
+    assert "- sorting d=2: no measurable difference (+0.000 [+0.00, +0.00])" in text
+    assert "- sorting all: RL better" in text
+    assert "difficulty/sorting (adaptive controller, top of the window): 0 at step 1, 2 at most, 2 at the end" in text
+    assert "| train.py configs/x.yaml | 12.0 | 30.0 |" in text
     assert (tmp_path / "summary.md").read_text() == text
