@@ -318,19 +318,9 @@ def _line_solve(puzzle: PatternPuzzle, trace: list | None = None) -> bool:
 # ------------------------------------------------------------------ generator
 
 
-def _mean3(lines: list[list[float]]) -> list[list[float]]:
-    """Each value averaged with its neighbours in the lines before and after (one neighbour at
-    the ends). Sums are formed as (self + before) + after, as in _mean3_np, so the floats are
-    the same to the last bit."""
-    out = [[(x + y) / 2 for x, y in zip(lines[0], lines[1])]]
-    for before, line, after in zip(lines, lines[1:], lines[2:]):
-        out.append([(x + u + d) / 3 for u, x, d in zip(before, line, after)])
-    out.append([(x + u) / 2 for u, x in zip(lines[-2], lines[-1])])
-    return out
-
-
 def _mean3_np(a: np.ndarray) -> np.ndarray:
-    """_mean3 along axis 0 of an array."""
+    """Each value averaged with its neighbours in the rows before and after it (one neighbour at
+    the ends), summed as (self + before) + after, as Tatham's loop adds them up."""
     s = a.copy()
     s[1:] += a[:-1]
     s[:-1] += a[1:]
@@ -342,31 +332,49 @@ def _mean3_np(a: np.ndarray) -> np.ndarray:
 SMALL_GRID = 100  # cells; below this plain lists beat numpy, whose calls cost more than the work
 
 
-def _smoothed_grid(rng: random.Random, w: int, h: int) -> list[int]:
+def _smoothed_grid(rng: random.Random, w: int, h: int) -> tuple[list[int], list[int]]:
     """Tatham's picture: noise, one 3x3 mean pass (clipped at the border), then the cells at or
-    above the median are filled. Rows as bitmasks. The clipped 3x3 mean is separable: a mean
-    down the columns, then along the rows. A side of 2 is not averaged (its two cells would
-    become equal), and a side of 1 has nothing to average. Both paths give the same grid."""
-    noise = list(itertools.starmap(rng.random, itertools.repeat((), w * h)))
-    if w * h > SMALL_GRID:
-        a = np.array(noise).reshape(h, w)
+    above the median are filled. Returns (rows, columns) as bitmasks (bit c of a row is column c,
+    bit r of a column is row r). The clipped 3x3 mean is separable: a mean down the columns,
+    then along the rows. A side of 2 is not averaged (its two cells would become equal), and a
+    side of 1 has nothing to average. Both paths give the same grid, to the last bit of every
+    float (sums formed in the same order)."""
+    n = w * h
+    a = list(itertools.starmap(rng.random, itertools.repeat((), n)))
+    if n > SMALL_GRID:
+        a = np.array(a).reshape(h, w)
         if h > 2:
             a = _mean3_np(a)
         if w > 2:
             a = _mean3_np(a.T).T
-        index = w * h // 2 + (rng.randrange(2) if w & h & 1 else 0)  # odd count: just under or over half
-        packed = np.packbits(a >= np.sort(a, axis=None)[index], axis=1, bitorder="little")
-        return [int.from_bytes(row.tobytes(), "little") for row in packed]
-    rows = [noise[r * w:(r + 1) * w] for r in range(h)]
-    if h > 2:
-        rows = _mean3(rows)
-    if w > 2:  # the same along each row
-        rows = [[(r[0] + r[1]) / 2, *[(x + u + d) / 3 for u, x, d in zip(r, r[1:], r[2:])], (r[-1] + r[-2]) / 2]
-                for r in rows]
-    index = w * h // 2 + (rng.randrange(2) if w & h & 1 else 0)
-    at_least = sorted(itertools.chain.from_iterable(rows))[index].__le__  # threshold <= x
-    bits = [1 << c for c in range(w)]
-    return [sum(itertools.compress(bits, map(at_least, row))) for row in rows]
+        index = n // 2 + (rng.randrange(2) if w & h & 1 else 0)  # odd count: just under or over half
+        filled = a >= np.sort(a, axis=None)[index]
+        rows = np.packbits(filled, axis=1, bitorder="little")
+        cols = np.packbits(filled, axis=0, bitorder="little").T
+        return ([int.from_bytes(row.tobytes(), "little") for row in rows],
+                [int.from_bytes(col.tobytes(), "little") for col in cols])
+    # the same on one flat list, row after row
+    if h > 2:  # down the columns: the top row, the middle rows, the bottom row
+        a = ([(x + d) / 2 for x, d in zip(a, a[w:2 * w])]
+             + [(x + u + d) / 3 for u, x, d in zip(a, a[w:], a[2 * w:])]
+             + [(x + u) / 2 for u, x in zip(a[n - 2 * w:], a[n - w:])])
+    if w > 2:  # along the rows; the values computed across the end of a row are overwritten
+        b = [0.0, *[(x + u + d) / 3 for u, x, d in zip(a, a[1:], a[2:])], 0.0]
+        for end in range(w - 1, n, w):
+            b[end - w + 1] = (a[end - w + 1] + a[end - w + 2]) / 2
+            b[end] = (a[end] + a[end - 1]) / 2
+        a = b
+    index = n // 2 + (rng.randrange(2) if w & h & 1 else 0)
+    filled = list(map(sorted(a)[index].__le__, a))  # threshold <= x
+    row_bits, col_bits = [1 << c for c in range(w)], [1 << r for r in range(h)]
+    return ([sum(itertools.compress(row_bits, filled[s:s + w])) for s in range(0, n, w)],
+            [sum(itertools.compress(col_bits, filled[c::w])) for c in range(w)])
+
+
+@lru_cache(maxsize=1 << 16)
+def _runs_of_bits(bits: int) -> tuple[int, ...]:
+    """runs_of for a line given as a bitmask (bit 0 first)."""
+    return tuple(len(run) for run in format(bits, "b")[::-1].split("0") if run)
 
 
 def _has_plain_line(rows: list[int], w: int, h: int) -> bool:
@@ -477,14 +485,12 @@ One line per row, top to bottom; each line has one character per column, left to
                    level: str | None) -> tuple[PatternPuzzle, list[str]]:
         _check_size(width, height)
         while True:
-            rows = _smoothed_grid(rng, width, height)
+            rows, cols = _smoothed_grid(rng, width, height)
             if _has_plain_line(rows, width, height):
                 continue
-            grid = _row_strings(rows, width)
-            puzzle = PatternPuzzle(width, height, tuple(runs_of("".join(col)) for col in zip(*grid)),
-                                   tuple(runs_of(row) for row in grid))
+            puzzle = PatternPuzzle(width, height, tuple(map(_runs_of_bits, cols)), tuple(map(_runs_of_bits, rows)))
             if puzzle.line_solved[0]:
-                return puzzle, grid
+                return puzzle, _row_strings(rows, width)
 
     def is_solution(self, puzzle: PatternPuzzle, grid: list[str]) -> bool:
         if not isinstance(grid, (list, tuple)) or len(grid) != puzzle.height:
