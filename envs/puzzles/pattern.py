@@ -365,10 +365,13 @@ def _smoothed_grid(rng: random.Random, w: int, h: int) -> tuple[list[int], list[
             b[end] = (a[end] + a[end - 1]) / 2
         a = b
     index = n // 2 + (rng.randrange(2) if w & h & 1 else 0)
-    filled = list(map(sorted(a)[index].__le__, a))  # threshold <= x
-    row_bits, col_bits = [1 << c for c in range(w)], [1 << r for r in range(h)]
-    return ([sum(itertools.compress(row_bits, filled[s:s + w])) for s in range(0, n, w)],
-            [sum(itertools.compress(col_bits, filled[c::w])) for c in range(w)])
+    # b"1" where threshold <= x, else b"0"; the last cell first, so a line reads as a binary number
+    filled = bytes(map(sorted(a)[index].__le__, a)).translate(_DIGITS)[::-1]
+    return ([int(filled[n - w - s:n - s], 2) for s in range(0, n, w)],
+            [int(filled[w - 1 - c::w], 2) for c in range(w)])
+
+
+_DIGITS = bytes.maketrans(b"\x00\x01", b"01")
 
 
 @lru_cache(maxsize=1 << 16)
