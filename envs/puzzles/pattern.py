@@ -208,12 +208,15 @@ def _propagate(puzzle: PatternPuzzle, known_f: list[int], known_e: list[int], ca
         else:
             masks, always, ever = cand
             known = f | e
-            kept = [p for p in masks if p & known == f]
-            if not kept:
+            if known:
+                kept = [p for p in masks if p & known == f]
+                if len(kept) != len(masks):
+                    if not kept:
+                        return False
+                    always, ever = reduce(and_, kept), reduce(or_, kept)
+                    cands[i] = kept, always, ever
+            elif not masks:  # the clue does not fit the line
                 return False
-            if len(kept) != len(masks):
-                always, ever = reduce(and_, kept), reduce(or_, kept)
-                cands[i] = kept, always, ever
             never = ((1 << lengths[i]) - 1) & ~ever
         new_f, new_e = always & ~f, never & ~e
         if not new_f | new_e:
