@@ -1,9 +1,12 @@
-"""Calculus: antiderivatives and derivatives of random elementary functions (checked with sympy
-in a killable worker process), and the global minimum of an even-degree polynomial.
+"""Calculus: antiderivatives and derivatives of random elementary functions, and the global
+minimum of an even-degree polynomial.
 
 Model output is never eval'ed: an answer must pass a whitelist scan (numbers, x, C, + - * / ^
-parentheses and the named functions) before it reaches sympy's parse_expr, which then runs in
-a worker with a hard wall-clock limit and a memory cap (utils/timeout.py); a timeout scores -1.
+parentheses and the named functions). Then envs/gym/_elementary.py parses it and compares it
+with the reference at sample points in-process (a fraction of a millisecond); what that parser
+does not cover, and answers with no point where both sides are defined, go to sympy's parse_expr
+in a worker with a hard wall-clock limit and a memory cap (utils/timeout.py; about 40 ms an
+answer); a timeout scores -1.
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import math
 import random
 from fractions import Fraction
 
+from envs.gym import _elementary
 from envs.gym.algebra import poly_text
 from envs.gym.base import GymEnv, Retry, ask, tokens, to_float
 from utils.timeout import TimeoutWorker
@@ -123,6 +127,21 @@ def check_derivative(answer: str, function: str) -> bool:
     return same_function(parse(answer), sympy.diff(parse(function), sympy.Symbol("x")))
 
 
+def _graded(answer: str, reference: str, antiderivative: bool) -> float:
+    """The reward for an answer against the reference (F' for an antiderivative, F for a
+    derivative): decided in-process when the fast parser reads both sides and some sample point
+    is usable on both, else by sympy in the worker."""
+    text = scan_expression(answer)  # ValueError (-1) before any parsing
+    try:
+        verdict = _elementary.equal_at_points(_elementary.parse(text), antiderivative,
+                                              _elementary.parse_reference(reference), not antiderivative)
+    except _elementary.Unsupported:
+        verdict = None
+    if verdict is not None:
+        return 1.0 if verdict else 0.0
+    return _checked(check_antiderivative if antiderivative else check_derivative, answer, reference)
+
+
 def _checked(fn, answer: str, reference: str) -> float:
     """1 if fn(answer, reference) holds, 0 if not, -1 if unparsable or out of time or memory."""
     scan_expression(answer)  # cheap rejection before the worker round trip
@@ -188,7 +207,7 @@ class Integral(GymEnv):
                    "(Any antiderivative is accepted; the constant of integration may be omitted.)", FORMAT)
 
     def reward(self, problem, answer):
-        return _checked(check_antiderivative, answer, problem["derivative"])
+        return _graded(answer, problem["derivative"], antiderivative=True)
 
 
 class Derivative(GymEnv):
@@ -212,7 +231,7 @@ class Derivative(GymEnv):
         return ask(f"Differentiate with respect to x:\n\nF(x) = {problem['function'].replace('**', '^')}", FORMAT)
 
     def reward(self, problem, answer):
-        return _checked(check_derivative, answer, problem["function"])
+        return _graded(answer, problem["function"], antiderivative=False)
 
 
 def _horner(coeffs: list[int], x):
