@@ -152,8 +152,9 @@ def _checked(fn, answer: str, reference: str) -> float:
 
 
 def random_function(rng: random.Random, nodes: int):
-    """A random elementary F(x) as an expression tree with exactly `nodes` nodes: leaves x or an
-    integer 1..5, unary sin cos exp log sqrt and ^2 ^3, binary + - * /."""
+    """(F, F') as sympy's text for a random elementary F(x), an expression tree with exactly
+    `nodes` nodes: leaves x or an integer 1..5, unary sin cos exp log sqrt and ^2 ^3, binary
+    + - * /. (Each is differentiated and printed once: that is most of the generation time.)"""
     import sympy
 
     x = sympy.Symbol("x")
@@ -169,14 +170,18 @@ def random_function(rng: random.Random, nodes: int):
         return rng.choice(binary)(tree(left), tree(k - 1 - left))
 
     f = tree(nodes)
-    if x not in f.free_symbols or sympy.diff(f, x) == 0 or f.has(sympy.zoo, sympy.nan):
+    if x not in f.free_symbols or f.has(sympy.zoo, sympy.nan):
         raise Retry
+    df = sympy.diff(f, x)
+    if df == 0:
+        raise Retry
+    text, dtext = str(f), str(df)
     try:  # F and F' must print in the answer syntax (no I, Abs, ...), or the checker could not read them
-        scan_expression(str(f))
-        scan_expression(str(sympy.diff(f, x)))
+        scan_expression(text)
+        scan_expression(dtext)
     except ValueError:
         raise Retry from None
-    return f
+    return text, dtext
 
 
 FORMAT = ("Write it as an expression in x using numbers, + - * / ^, parentheses and the functions "
@@ -197,10 +202,8 @@ class Integral(GymEnv):
         return difficulty + 2
 
     def build(self, rng, difficulty):
-        import sympy
-
-        f = random_function(rng, self.size(difficulty))
-        return {"derivative": str(sympy.diff(f, sympy.Symbol("x")))}, str(f)
+        f, df = random_function(rng, self.size(difficulty))
+        return {"derivative": df}, f
 
     def prompt(self, problem):
         return ask(f"Find a function F(x) whose derivative is\n\nF'(x) = {problem['derivative'].replace('**', '^')}\n\n"
@@ -222,10 +225,8 @@ class Derivative(GymEnv):
         return difficulty + 2
 
     def build(self, rng, difficulty):
-        import sympy
-
-        f = random_function(rng, self.size(difficulty))
-        return {"function": str(f)}, str(sympy.diff(f, sympy.Symbol("x")))
+        f, df = random_function(rng, self.size(difficulty))
+        return {"function": f}, df
 
     def prompt(self, problem):
         return ask(f"Differentiate with respect to x:\n\nF(x) = {problem['function'].replace('**', '^')}", FORMAT)
