@@ -159,3 +159,22 @@ def test_answers_with_no_usable_point_end_within_the_sympy_timeout(monkeypatch):
         t0 = time.monotonic()
         assert value(rec, text) in (-1.0, 0.0), text
         assert time.monotonic() - t0 < 3.0 + 20.0, (text, "a fresh worker may need to start")
+
+
+def test_fast_path_raises_nothing_but_its_two_signals():
+    """Random token soup through the in-process grader: a verdict, Unsupported (sympy decides) or
+    ValueError (unparsable), never another exception, and quickly."""
+    rng = random.Random(3)
+    alphabet = ["x", "C", "E", "pi", "0", "1", "9", "99", ".5", "7.", "+", "-", "*", "/", "^", "**", "(", ")",
+                " ", "sin(", "exp(", "log(", "sqrt(", "tan(", "asin(", "cosh("]
+    gold = _elementary.parse("2*x*cos(x**2)")
+    verdicts = set()
+    for _ in range(1500):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 25)))
+        t0 = time.process_time()
+        try:
+            verdicts.add(_elementary.equal_at_points(_elementary.parse(text), True, gold, False))
+        except (_elementary.Unsupported, ValueError):
+            verdicts.add("signal")
+        assert time.process_time() - t0 < 0.5, text
+    assert {False, "signal"} <= verdicts
