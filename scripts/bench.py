@@ -11,7 +11,8 @@ one section per script: when it ran, at which git commit, the load average befor
 wall and CPU time, and its stdout verbatim (or why it was skipped or how it failed).
 
 README.md holds copies of some sections between `<!-- bench:NAME -->` and `<!-- /bench -->`;
---readme rewrites them from RESULTS.md and --check (tests/test_bench_results.py) fails when they
+--readme rewrites them from RESULTS.md (a `<details>` table, e.g. one row per env, becomes a link to
+RESULTS.md so README stays readable) and --check (tests/test_bench_results.py) fails when they
 drift, so README's benchmark figures are never typed by hand.
 """
 from __future__ import annotations
@@ -35,6 +36,7 @@ VLLM_PYTHON = ROOT / ".venv-vllm" / "bin" / "python"
 ORDER = ("puzzles", "gym", "races", "sandbox", "grading", "analyze", "trainer", "rollouts")
 SECTION = re.compile(r"^## bench/(\w+)\.py$", re.M)
 BLOCK = re.compile(r"(<!-- bench:(\w+) -->\n)(.*?)(<!-- /bench -->)", re.S)
+DETAILS = re.compile(r"<details><summary>(.*?)</summary>.*?</details>", re.S)  # long tables stay in RESULTS.md
 
 
 def machine(short: bool = False) -> str:
@@ -151,7 +153,8 @@ def readme_blocks(results: str, readme: str) -> tuple[str, list[str]]:
         if name not in found:
             missing.append(name)
             return m[0]
-        body = found[name].split("\n", 1)[1].strip()
+        body = DETAILS.sub(lambda d: f"({d[1]}: [bench/RESULTS.md](bench/RESULTS.md))",
+                           found[name].split("\n", 1)[1].strip())
         return f"{m[1]}{body}\n{m[4]}"
 
     return BLOCK.sub(fill, readme), missing

@@ -49,6 +49,14 @@ def test_blocks_are_filled_and_drift_is_seen():
     assert missing == ["races"]
 
 
+def test_long_tables_become_a_link_in_readme():
+    results = RESULTS.replace("| bridges | 0.20 |\n", "| bridges | 0.20 |\n\n<details><summary>every size</summary>\n\n"
+                              "| size | rate |\n|---|---:|\n| 7x7 | 3 |\n\n</details>\n")
+    new, _ = runner.readme_blocks(results, "<!-- bench:puzzles -->\n<!-- /bench -->\n")
+    assert "| 7x7 | 3 |" not in new and "(every size: [bench/RESULTS.md](bench/RESULTS.md))" in new
+    assert "| bridges | 0.20 |" in new
+
+
 def test_sections_split_by_script():
     found = runner.sections(RESULTS)
     assert list(found) == ["puzzles", "gym"]
