@@ -7,6 +7,7 @@ to that path: `Unsupported` means "ask sympy", never "wrong".
 
     tree = parse("x^2*sin(x) + 2x")     # Unsupported for syntax this parser does not cover
     equal_at_points(tree, False, gold, True)   # True / False / None (no usable point)
+    equal_at_points(tree, False, parse_reference(text), True, reference_side(text, True))  # cached side
 
 Syntax (what sympy's parse_expr with implicit multiplication reads the same way; anything else
 is Unsupported): numbers, x, C, E, pi, + - * / ^ **, parentheses, the functions of FUNCTIONS
@@ -296,18 +297,36 @@ def _usable(v: complex) -> bool:
     return abs(v.real) < LIMIT and abs(v.imag) < LIMIT  # False for inf and nan too
 
 
-def equal_at_points(a: tuple, a_derivative: bool, b: tuple, b_derivative: bool) -> bool | None:
-    """Whether side a (the tree a, or its derivative if a_derivative) equals side b at every
-    usable lane; None when no lane is usable. ValueError: a constant exponent too large."""
+def _side(tree: tuple, derivative: bool):
+    """The tree's value (or derivative) at every lane, in doubles."""
     import numpy as np
 
     x, c = _lanes()
-    backend = _numpy_backend()
     with np.errstate(all="ignore"):
-        va, da = evaluate(a, x, c, backend, a_derivative)
-        vb, db = evaluate(b, x, c, backend, b_derivative)
-        sa, sb = (np.full(x.shape, v) if np.ndim(v) == 0 else v  # a constant side is a scalar
-                  for v in (da if a_derivative else va, db if b_derivative else vb))
+        value, slope = evaluate(tree, x, c, _numpy_backend(), derivative)
+    side = slope if derivative else value
+    return np.full(x.shape, side) if np.ndim(side) == 0 else side  # a constant side is a scalar
+
+
+@lru_cache(maxsize=2048)
+def reference_side(text: str, derivative: bool):
+    """_side of a problem's reference text, cached (read-only): a rollout group scores many
+    answers to one problem, as with parse_reference."""
+    side = _side(parse_reference(text), derivative)
+    side.setflags(write=False)
+    return side
+
+
+def equal_at_points(a: tuple, a_derivative: bool, b: tuple, b_derivative: bool, b_side=None) -> bool | None:
+    """Whether side a (the tree a, or its derivative if a_derivative) equals side b at every
+    usable lane; None when no lane is usable. b_side: side b's lane values if already known
+    (reference_side). ValueError: a constant exponent too large."""
+    import numpy as np
+
+    x, c = _lanes()
+    sa = _side(a, a_derivative)
+    sb = _side(b, b_derivative) if b_side is None else b_side
+    with np.errstate(all="ignore"):
         ok = (np.abs(sa.real) < LIMIT) & (np.abs(sa.imag) < LIMIT) & (np.abs(sb.real) < LIMIT) & (np.abs(sb.imag) < LIMIT)
         close = ok & (np.abs(sa - sb) <= TOLERANCE * np.maximum(1.0, np.maximum(np.abs(sa), np.abs(sb))))
     usable = int(close.sum())

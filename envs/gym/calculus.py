@@ -134,7 +134,8 @@ def _graded(answer: str, reference: str, antiderivative: bool) -> float:
     text = scan_expression(answer)  # ValueError (-1) before any parsing
     try:
         verdict = _elementary.equal_at_points(_elementary.parse(text), antiderivative,
-                                              _elementary.parse_reference(reference), not antiderivative)
+                                              _elementary.parse_reference(reference), not antiderivative,
+                                              _elementary.reference_side(reference, not antiderivative))
     except ValueError:  # a constant exponent above MAX_EXPONENT: unparsable, as parse() has it
         raise
     except Exception:  # Unsupported, or anything the fast path did not foresee: sympy decides
