@@ -9,18 +9,29 @@
 Every step resumes: re-running `make demo` redoes nothing that is finished."""
 from __future__ import annotations
 
+import csv
 import json
 import os
+import resource
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from utils.passk import bootstrap_mean_ci  # noqa: E402
+
+TIMINGS: list[tuple[str, float, float]] = []  # (step, CPU s of its process tree, wall s), for the summary
 
 
 def run(*args: str) -> None:
     print("\n$ python " + " ".join(args), flush=True)
+    cpu, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
     subprocess.run([sys.executable, *args], cwd=ROOT, check=True)
+    end = resource.getrusage(resource.RUSAGE_CHILDREN)
+    TIMINGS.append((" ".join(a for a in args if not a.startswith("-"))[:60],
+                    end.ru_utime + end.ru_stime - cpu.ru_utime - cpu.ru_stime, time.monotonic() - wall))
 
 
 def main() -> None:
@@ -43,35 +54,55 @@ def main() -> None:
         "inputs=[runs/demo/eval_sft/samples.jsonl,runs/demo/eval_gspo/samples.jsonl]", "names=[sft,gspo]",
         "compare=runs/demo/compare-eval_sft-eval_gspo/compare.json")
     print("\n" + summary(ROOT / "runs/demo/eval_sft", ROOT / "runs/demo/eval_gspo", ROOT / "runs/smoke/gspo_novelty",
-                          ROOT / "runs/demo/summary.md"))
+                          ROOT / "runs/demo/summary.md", TIMINGS))
     print("\nLook at: runs/demo/summary.md, runs/smoke/sft and runs/smoke/gspo_novelty (curves.png, metrics.jsonl, "
           "checkpoints), runs/demo/eval_*/results.json and passk.png, runs/demo/compare-eval_sft-eval_gspo/, "
           "runs/demo/analysis/summary.md, runs/demo/data/ (puzzles)")
 
 
-def summary(sft: Path, rl: Path, rl_run: Path, out: Path) -> str:
+def per_problem(run: Path) -> dict[tuple[str, str], dict[str, tuple[int, int]]]:
+    """(benchmark, split) -> problem id -> (n, c), from an evaluation's per_problem.csv."""
+    out: dict = {}
+    with (run / "per_problem.csv").open() as f:
+        for row in csv.DictReader(f):
+            for split in ("all", row["split"]):
+                out.setdefault((row["benchmark"], split), {})[row["problem_id"]] = (int(row["n"]), int(row["c"]))
+    return out
+
+
+def summary(sft: Path, rl: Path, rl_run: Path, out: Path, timings: list[tuple[str, float, float]] = ()) -> str:
     """What the RL stage did, from the files the steps wrote: held-out pass@k of both models with
-    their bootstrap intervals, and the training curves' start and end (reward, accuracy, the
-    adaptive controller's difficulty). Written to `out` and returned."""
+    their bootstrap intervals, per difficulty; RL - SFT on pass@1 with a paired bootstrap interval
+    over the same problems (the verdict); the training curves' start and end (reward, accuracy, the
+    adaptive controller's difficulty); CPU and wall seconds per step. Written to `out` and returned."""
     a, b = (json.loads((d / "results.json").read_text())["benchmarks"] for d in (sft, rl))
+    pa, pb = per_problem(sft), per_problem(rl)
     rows = [json.loads(line) for line in (rl_run / "metrics.jsonl").read_text().splitlines() if line.strip()]
-    lines = ["# make demo: SFT, then RL", "", f"Held-out problems ({sft.name} vs {rl.name}; mean over problems, "
-             "[bootstrap 95% interval]):", "", "| benchmark | problems | metric | SFT | RL | RL - SFT |", "|---|---:|---|---|---|---:|"]
+    lines = ["# make demo: SFT, then RL", "", f"Held-out problems ({sft.name} vs {rl.name}; mean over problems "
+             "[bootstrap 95% interval]; RL - SFT on pass@1 with a paired bootstrap interval over the same problems):",
+             "", "| benchmark | split | problems | metric | SFT | RL | RL - SFT |", "|---|---|---:|---|---|---|---:|"]
     verdicts = []
     for bench, entry in a.items():
-        other = b.get(bench, {}).get("splits", {}).get("all", {})
-        for metric, v in entry["splits"]["all"].items():
-            if not metric.startswith("pass@") or metric not in other:
-                continue
-            w = other[metric]
-            lines.append(f"| {bench} | {entry['problems']} | {metric} | {v['mean']:.3f} [{v['ci95'][0]:.2f}, "
-                         f"{v['ci95'][1]:.2f}] | {w['mean']:.3f} [{w['ci95'][0]:.2f}, {w['ci95'][1]:.2f}] | "
-                         f"{w['mean'] - v['mean']:+.3f} |")
-            if metric == "pass@1":
-                verdicts.append(f"{bench}: " + ("RL better (its interval lies above SFT's)" if w["ci95"][0] > v["ci95"][1]
-                                                else "RL worse (its interval lies below SFT's)" if w["ci95"][1] < v["ci95"][0]
-                                                else "no measurable difference (the intervals overlap)"))
-    lines += ["", "pass@1, RL against SFT: " + "; ".join(verdicts) + "."]
+        for split, metrics in entry["splits"].items():
+            other = b.get(bench, {}).get("splits", {}).get(split, {})
+            for metric, v in metrics.items():
+                if not metric.startswith("pass@") or metric not in other:
+                    continue
+                w, diff = other[metric], f"{other[metric]['mean'] - v['mean']:+.3f}"
+                if metric == "pass@1":
+                    common = sorted(set(pa.get((bench, split), {})) & set(pb.get((bench, split), {})))
+                    d = [pb[bench, split][p][1] / pb[bench, split][p][0] - pa[bench, split][p][1] / pa[bench, split][p][0]
+                         for p in common]
+                    lo, hi = bootstrap_mean_ci(d) if d else (0.0, 0.0)
+                    diff += f" [{lo:+.2f}, {hi:+.2f}]"
+                    where = split if split.startswith(bench) else f"{bench} {split}"  # "sorting d=0", "sorting all"
+                    verdicts.append(f"{where}: " + ("RL better" if lo > 0 else "RL worse" if hi < 0 else
+                                                            "no measurable difference") + f" ({diff})")
+                lines.append(f"| {bench} | {split} | {len(pa.get((bench, split), {}))} | {metric} | {v['mean']:.3f} "
+                             f"[{v['ci95'][0]:.2f}, {v['ci95'][1]:.2f}] | {w['mean']:.3f} [{w['ci95'][0]:.2f}, "
+                             f"{w['ci95'][1]:.2f}] | {diff} |")
+    lines += ["", "pass@1, RL against SFT (better / worse: the paired interval excludes 0):", ""]
+    lines += [f"- {v}" for v in verdicts]
     k = max(1, min(5, len(rows) // 4))
     mean = lambda key, part: sum(r[key] for r in part) / len(part)  # noqa: E731
     lines += ["", f"RL training ({rl_run.name}, {len(rows)} steps; first and last {k} steps' means; curves in "
@@ -79,8 +110,13 @@ def summary(sft: Path, rl: Path, rl_run: Path, out: Path) -> str:
     for key in ("reward_mean", "accuracy"):
         lines.append(f"- {key}: {mean(key, rows[:k]):.3f} -> {mean(key, rows[-k:]):.3f}")
     for key in sorted(x for x in rows[-1] if x.startswith("difficulty/")):
-        lines.append(f"- {key} (adaptive controller, top of the window after step 1 and at the end): "
-                     f"{rows[0][key]} -> {rows[-1][key]}")
+        lines.append(f"- {key} (adaptive controller, top of the window): {rows[0][key]} at step 1, "
+                     f"{max(r[key] for r in rows)} at most, {rows[-1][key]} at the end")
+    if timings:
+        lines += ["", "Time per step (this run; a step done by an earlier run costs nothing):", "",
+                  "| step | CPU s | wall s |", "|---|---:|---:|"]
+        lines += [f"| {name} | {cpu:.1f} | {wall:.1f} |" for name, cpu, wall in timings]
+        lines.append(f"| total | {sum(t[1] for t in timings):.1f} | {sum(t[2] for t in timings):.1f} |")
     text = "\n".join(lines) + "\n"
     out.write_text(text)
     return text

@@ -187,9 +187,23 @@ def test_judges_then_fine_tuned_classifier_resumes(eval_runs, tmp_path):
     assert [json.loads(line)["label"] for line in (out / "spans.jsonl").read_text().splitlines()] == [s["label"] for s in spans]
     assert "fine-tuning" in first.stderr
 
-    # the jury alone labels every span; the span labels are its consensus
-    run("analyze.py", [a for a in args if not a.startswith("classifier.")] + ["labeler=judges", "name=jury"])
+    # the jury alone labels every span; the span labels are its consensus. A third judge never names a
+    # label on spans that open with "Wait", not even when asked again: its verdicts there are invalid,
+    # left out of agreement (used to count as `other`, giving "Fleiss kappa 1.00") and said in the summary
+    mute = tmp_path / "j3.jsonl"
+    mute.write_text(json.dumps({"match": "<span>\nWait", "responses": ["I cannot tell."]}) + "\n"
+                    + (tmp_path / "j1.jsonl").read_text())
+    jury = judges[:-1] + f",{{name: j3, engine: {{backend: replay, replay_path: {mute}}}}}]"
+    run("analyze.py", [a for a in args if not a.startswith("classifier.") and a != judges]
+        + [jury, "labeler=judges", "name=jury"])
     out = tmp_path / "jury" / "analysis"
+    jr = json.loads((out / "labeler.json").read_text())["judges"]
+    waits = jr["judges"]["j3"]["invalid"]
+    assert waits > 0 and jr["spans_with_invalid"] == waits and jr["fleiss_spans"] == jr["spans"] - waits
+    assert jr["judges"]["j3"]["reasked"] >= waits
+    summary = (out / "summary.md").read_text()
+    assert (f"{waits} invalid verdicts (unparsable after one re-ask) on {waits} spans, left out of agreement: "
+            f"Fleiss κ {jr['fleiss_kappa']:.2f} over {jr['spans'] - waits} spans") in summary, summary
     consensus = [json.loads(line) for line in (out / "consensus.jsonl").read_text().splitlines()]
     spans = [json.loads(line) for line in (out / "spans.jsonl").read_text().splitlines()]
     assert [c["label"] for c in consensus] == [s["label"] for s in spans] and len(spans) > 60

@@ -182,3 +182,33 @@ def test_config_changes_names_differences_not_fields_added_since(tmp_path):
         ['steps: 3 -> 4', 'tags: ["x"] -> ["x", "y"]']
     assert config_changes(written, Schema(name="b", steps=3, tags=["x"]), ignore=("name",)) == []
     assert config_changes(tmp_path / "none.yaml", old) == []
+
+
+def test_one_list_entry_is_overridden_by_its_index(tmp_path):
+    # regression: `benchmarks.0.path=x` crashed with OmegaConf's "Cannot merge incompatible
+    # container types" traceback
+    from evaluate import EvalConfig
+
+    cfg = write(tmp_path / "e.yaml", "benchmarks:\n  - {name: a, kind: math, path: a.jsonl}\n"
+                                     "  - {name: b, kind: env, path: runs/x, split: test}\n")
+    c = load_or_raise(EvalConfig, ["--config", str(cfg), "benchmarks.0.path=other.jsonl", "benchmarks.1.sample=3"],
+                      validate=False)
+    assert [(b.name, b.kind, b.path, b.split, b.sample) for b in c.benchmarks] == [
+        ("a", "math", "other.jsonl", "test", 0), ("b", "env", "runs/x", "test", 3)]
+    from utils.config import source
+    assert source(c, "benchmarks.0.path") == "command line" and source(c, "benchmarks.0.name") == str(cfg)
+    for argv, key, words in ((["benchmarks.2.path=x"], "benchmarks.2", "benchmarks has 2 entries"),
+                             (["benchmarks.1.nosuch=3"], "benchmarks.1.nosuch", "nosuch"),
+                             (["benchmarks.1.sample=abc"], "benchmarks.1.sample", "abc"),
+                             (["benchmarks.0.kind=maths"], "benchmarks.0.kind", "'maths'")):
+        with pytest.raises(ConfigError) as e:
+            load_or_raise(EvalConfig, ["--config", str(cfg), *argv], validate=False)
+        assert (e.value.key, e.value.source) == (key, "command line") and words in e.value.msg, e.value
+    # a nested mapping inside an entry, and the entry script: one line, exit 2
+    from generate import GenerateConfig
+
+    g = load_or_raise(GenerateConfig, ["--config", "configs/generate/demo.yaml", "splits.test.0.params.width=5"])
+    assert g.splits["test"][0].params == {"width": 5, "height": 7, "level": "medium"}
+    r = subprocess.run([sys.executable, "evaluate.py", "--config", str(cfg), "benchmarks.3.path=x"], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "benchmarks.3 (command line)" in r.stderr, r.stderr

@@ -78,8 +78,14 @@ CASES = [
 
 
 @pytest.mark.parametrize("script,argv,key,words", CASES)
-def test_config_time_errors_name_key_and_file(files, monkeypatch, script, argv, key, words):
+def test_config_time_errors_name_key_and_file(files, monkeypatch, capsys, tmp_path, script, argv, key, words):
+    """Each case as the entry script sees it (utils.config.load: exit 2, one line on stderr), once
+    on the command line and once written in a config file, which the line must name."""
     import importlib
+
+    from omegaconf import OmegaConf
+
+    from utils.config import load
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.delenv("DEEPSEEK_API_KEY", raising=False)
@@ -88,8 +94,15 @@ def test_config_time_errors_name_key_and_file(files, monkeypatch, script, argv, 
               "generate": "GenerateConfig"}[script]
     base = {"train": [f"model={files}/tiny", "data.sources=[{env: sorting}]", f"sft.data=[{files}/ok.jsonl]"],
             "evaluate": [f"model={files}/tiny"], "analyze": [], "generate": []}[script]
-    e = config_error(getattr(mod, schema), base + [a.replace("{t}", str(files)) for a in argv])
-    assert (e.key, e.source) == (key, "command line") and words in e.msg, e
+    args = base + [a.replace("{t}", str(files)) for a in argv]
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text(OmegaConf.to_yaml(OmegaConf.from_dotlist(args)))
+    for argv_, where in ((args, "command line"), (["--config", str(cfg)], str(cfg))):
+        with pytest.raises(SystemExit) as e:
+            load(getattr(mod, schema), argv_, prog=f"{script}.py")
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and err.count("\n") == 1, err
+        assert err.startswith(f"{script}.py: config error: {key} ({where}): ") and words in err, err
 
 
 def test_a_missing_base_file_is_named_by_the_file_that_refers_to_it(files):
@@ -167,3 +180,21 @@ def test_missing_api_key_fails_at_once():
     with pytest.raises(EngineError, match="RLVR_TEST_NO_SUCH_KEY is not set"):
         make_engine(cfg)
     make_engine(EngineConfig(backend="openai", base_url="http://localhost:8000/v1", api_key_env="RLVR_TEST_NO_SUCH_KEY"))
+
+
+def test_an_unreachable_hub_is_one_line_within_seconds(files, tmp_path):
+    # regression: a hub id on a node without network retried for 57 s, then a traceback. Here the
+    # hub is this host's port 443 (nothing listens there), HF_HUB_OFFLINE unset.
+    import os
+    import time
+
+    env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    env.update(HF_ENDPOINT="https://127.0.0.1", HF_HOME=str(tmp_path / "hf"))
+    cfg = tmp_path / "eval.yaml"
+    cfg.write_text(f"model: someorg/not-cached-model\nbenchmarks: [{{name: b, path: {files}/ok.jsonl}}]\n")
+    t = time.monotonic()
+    r = subprocess.run([sys.executable, "evaluate.py", "--config", str(cfg)], cwd=ROOT, env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert f"config error: model ({cfg})" in r.stderr and "127.0.0.1 does not answer" in r.stderr, r.stderr
+    assert time.monotonic() - t < 60  # python start and imports under load; no retries

@@ -299,3 +299,21 @@ def test_tiny_model_run_resume_and_compare(tmp_path):
     shutil.copytree(model, tmp_path / "tiny2")
     other = run(["name=ref", *[c for c in common if not c.startswith("model=")], f"model={tmp_path / 'tiny2'}"])
     assert other.returncode != 0 and "another model" in other.stderr
+
+
+def test_readme_local_benchmark_example_reports_per_difficulty(tmp_path):
+    # README's "your own benchmark": id, problem, answer and an optional difficulty, which gives
+    # pass@k per difficulty besides `all` (math benchmarks used to ignore it)
+    import re
+
+    readme = (ROOT / "README.md").read_text()
+    rows = re.search(r"cat > mine.jsonl <<'X'\n(.*?)\nX\n", readme, re.S).group(1)
+    (tmp_path / "mine.jsonl").write_text(rows + "\n")
+    (tmp_path / "replay.jsonl").write_text(json.dumps({"match": "2^{10}", "responses": ["\\boxed{1024}"]}) + "\n"
+                                           + json.dumps({"match": "x^2 = 9", "responses": ["\\boxed{-3}"]}) + "\n")
+    r = run([f"out_root={tmp_path}", "name=mine", "n=2", "k=[1,2]", "engine.backend=replay",
+             f"engine.replay_path={tmp_path / 'replay.jsonl'}",
+             f"benchmarks=[{{name: mine, kind: math, path: {tmp_path / 'mine.jsonl'}}}]"], timeout=600)
+    assert r.returncode == 0, r.stderr
+    splits = json.loads((tmp_path / "mine" / "results.json").read_text())["benchmarks"]["mine"]["splits"]
+    assert {s: v["pass@1"]["mean"] for s, v in splits.items()} == {"all": 0.5, "easy": 1.0, "hard": 0.0}

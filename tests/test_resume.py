@@ -96,3 +96,19 @@ def test_outputs_follow_the_umask(tmp_path):
     assert stat.S_IMODE((tmp_path / "a.txt").stat().st_mode) == 0o640
     atomic_write_text(tmp_path / "b.txt", "x")
     assert stat.S_IMODE((tmp_path / "b.txt").stat().st_mode) == 0o666 & ~old
+
+
+def test_a_whole_run_follows_the_umask(setup):
+    # every file and folder a training run writes (checkpoints, manifests, plots, metrics), not only
+    # atomic_write_text: a colleague in the group (or a vLLM server under another user) reads them
+    root, tiny = setup
+    old = os.umask(0o002)
+    try:
+        train(sft_args(root, tiny, "shared"))
+    finally:
+        os.umask(old)
+    paths = [p for p in (root / "shared").rglob("*") if not p.is_symlink()]
+    assert any(p.name == "model.safetensors" for p in paths) and any(p.name == "SHA256SUMS" for p in paths)
+    wrong = [(str(p.relative_to(root)), oct(stat.S_IMODE(p.stat().st_mode))) for p in paths
+             if stat.S_IMODE(p.stat().st_mode) != (0o775 if p.is_dir() else 0o664)]
+    assert not wrong, wrong

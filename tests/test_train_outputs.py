@@ -80,12 +80,61 @@ def test_optional_loggers_need_their_package():
         assert f"pip install {key}" in problems[key]
 
 
-def test_passk_plot_has_bands(tmp_path):
+def _boxes_overlap(a, b) -> bool:
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def _renderer(fig):
+    """A renderer for a figure pyplot already closed (its canvas is a bare one by then)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    return renderer
+
+
+def _text_boxes(ax, renderer):
+    """Window extents of an axes' tick labels, axis labels and title (what a legend must not cover)."""
+    texts = [*ax.get_xticklabels(), *ax.get_yticklabels(), ax.xaxis.label, ax.yaxis.label, ax.title]
+    return [t.get_window_extent(renderer) for t in texts if t.get_visible() and t.get_text()]
+
+
+def test_passk_plot_has_bands_integer_ticks_and_a_legend_off_the_labels(tmp_path):
+    from matplotlib.collections import PolyCollection
+
     from utils.plots import passk_curves
 
-    passk_curves({"a": {1: 0.2, 2: 0.3, 4: 0.5}, "b": {1: 0.1, 2: 0.2, 4: 0.25}}, tmp_path / "p.png",
-                 bands={"a": {1: (0.1, 0.3), 4: (0.4, 0.6)}})
-    assert Path(tmp_path / "p.png").stat().st_size > 5000
+    fig = passk_curves({"a": {1: 0.2, 2: 0.3, 4: 0.5, 8: 0.6}, "b": {1: 0.1, 2: 0.2, 4: 0.25, 8: 0.3}},
+                       tmp_path / "p.png", bands={"a": {1: (0.1, 0.3), 4: (0.4, 0.6), 8: (0.5, 0.7)}})
+    assert (tmp_path / "p.png").stat().st_size > 5000
+    ax = fig.axes[0]
+    assert sum(isinstance(c, PolyCollection) for c in ax.collections) == 1  # a's band; b has none
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "4", "8"]  # k is an integer: no 10^0
+    renderer = _renderer(fig)
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert not any(_boxes_overlap(legend, box) for box in _text_boxes(ax, renderer))
+    assert not _boxes_overlap(legend, ax.get_window_extent(renderer))  # nor the curves
+
+
+def test_training_curves_integer_difficulty_and_legends_beside_the_panels(tmp_path):
+    from utils.plots import training_curves
+
+    rows = [{"step": s, "reward_mean": 0.1 * s, "accuracy": 0.05 * s, "response_len": 20.0 + s, "kl": 0.01,
+             "clip_frac_low": 0.0, "clip_frac_high": 0.02, "difficulty/sorting": s // 3,
+             "difficulty/longest_increasing_subsequence": s // 4, "accuracy/sorting": 0.5} for s in range(1, 13)]
+    fig = training_curves(rows, tmp_path / "c.png", title="t")
+    panels = {ax.get_title(): ax for ax in fig.axes if ax.get_title()}
+    diff = panels["difficulty per env (adaptive: top of the window)"]
+    ticks = [t for t in diff.get_yticks() if diff.get_ylim()[0] <= t <= diff.get_ylim()[1]]
+    assert ticks and all(float(t).is_integer() for t in ticks)  # a difficulty of 1.5 does not exist
+    assert all(float(t).is_integer() for ax in panels.values() for t in ax.get_xticks())  # steps
+    renderer = _renderer(fig)
+    labels = [box for ax in panels.values() for box in _text_boxes(ax, renderer)]
+    for ax in panels.values():
+        if ax.get_legend() is not None:
+            legend = ax.get_legend().get_window_extent(renderer)
+            assert not any(_boxes_overlap(legend, box) for box in labels), ax.get_title()
+            assert not any(_boxes_overlap(legend, other.get_window_extent(renderer)) for other in panels.values())
 
 
 def test_demo_summary_compares_the_models_and_reports_the_controller(tmp_path):
@@ -94,13 +143,29 @@ def test_demo_summary_compares_the_models_and_reports_the_controller(tmp_path):
     spec = importlib.util.spec_from_file_location("demo", Path(__file__).resolve().parents[1] / "scripts" / "demo.py")
     demo = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(demo)
-    for name, mean, ci in (("sft", 0.5, [0.4, 0.6]), ("rl", 0.8, [0.7, 0.9])):
+    # 20 problems at d=0 that RL solves more often (4 -> 6 of 8 samples) and 10 at d=2 where both are equal
+    problems = [(f"p{i}", "sorting d=0") for i in range(20)] + [(f"q{i}", "sorting d=2") for i in range(10)]
+    for name, c0 in (("sft", 4), ("rl", 6)):
         (tmp_path / name).mkdir()
-        (tmp_path / name / "results.json").write_text(json.dumps({"benchmarks": {"sorting": {
-            "problems": 32, "splits": {"all": {"pass@1": {"mean": mean, "ci95": ci}}}}}}))
+        counts = {"sorting d=0": [c0] * 20, "sorting d=2": [1, 0] * 5}
+        with (tmp_path / name / "per_problem.csv").open("w") as f:
+            f.write("benchmark,problem_id,split,n,c\n")
+            for i, (pid, split) in enumerate(problems):
+                f.write(f"sorting,{pid},{split},8,{counts[split][i % 20 if split.endswith('0') else i - 20]}\n")
+        p0 = c0 / 8
+        (tmp_path / name / "results.json").write_text(json.dumps({"benchmarks": {"sorting": {"problems": 30, "splits": {
+            "all": {"pass@1": {"mean": (20 * p0 + 5 / 8) / 30, "ci95": [0.1, 0.9]}},
+            "sorting d=0": {"pass@1": {"mean": p0, "ci95": [p0 - 0.1, p0 + 0.1]}},
+            "sorting d=2": {"pass@1": {"mean": 1 / 16, "ci95": [0.0, 0.12]}}}}}}))
     write_jsonl(tmp_path / "metrics.jsonl", [{"step": s, "reward_mean": s / 10, "accuracy": s / 20,
-                                               "difficulty/sorting": s // 3} for s in range(1, 9)])
-    text = demo.summary(tmp_path / "sft", tmp_path / "rl", tmp_path, tmp_path / "summary.md")
-    assert "| sorting | 32 | pass@1 | 0.500 [0.40, 0.60] | 0.800 [0.70, 0.90] | +0.300 |" in text
-    assert "sorting: RL better" in text and "difficulty/sorting" in text and "0 -> 2" in text
+                                               "difficulty/sorting": min(s // 3, 2)} for s in range(1, 9)])
+    text = demo.summary(tmp_path / "sft", tmp_path / "rl", tmp_path, tmp_path / "summary.md",
+                        [("train.py configs/x.yaml", 12.0, 30.0)])
+    assert "| sorting | sorting d=0 | 20 | pass@1 | 0.500 [0.40, 0.60] | 0.750 [0.65, 0.85] | +0.250 [+0.25, +0.25] |" \
+        in text, text
+    assert "- sorting d=0: RL better (+0.250 [+0.25, +0.25])" in text
+    assert "- sorting d=2: no measurable difference (+0.000 [+0.00, +0.00])" in text
+    assert "- sorting all: RL better" in text
+    assert "difficulty/sorting (adaptive controller, top of the window): 0 at step 1, 2 at most, 2 at the end" in text
+    assert "| train.py configs/x.yaml | 12.0 | 30.0 |" in text
     assert (tmp_path / "summary.md").read_text() == text

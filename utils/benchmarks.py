@@ -34,7 +34,7 @@ class BenchmarkConfig:
     data_files: str = field("", help="HF hub: read these files of the dataset repo (a glob, e.g. "
                                      "*/test_out-*.parquet: every OMEGA family's test_out) as split `train`")
     split: str = field("test", help="HF split; for a directory of shards, the shard prefix (test-*.jsonl)")
-    fields: Dict[str, str] = field({}, help="our field -> dataset column: id, problem, answer "
+    fields: Dict[str, str] = field({}, help="our field -> dataset column: id, problem, answer, difficulty "
                                             "(code: tests, public_tests, private_tests, starter_code, "
                                             "func_name, difficulty, date)")
     sample: int = field(0, help="evaluate a fixed-seed random subset of this many problems (0: all), "
@@ -62,7 +62,7 @@ class Problem:
 
 
 DEFAULT_FIELDS = {
-    "math": {"id": "id", "problem": "problem", "answer": "answer"},
+    "math": {"id": "id", "problem": "problem", "answer": "answer", "difficulty": "difficulty"},
     "code": {"id": "question_id", "problem": "question_content", "public_tests": "public_test_cases",
              "private_tests": "private_test_cases", "starter_code": "starter_code", "func_name": "metadata",
              "difficulty": "difficulty", "date": "contest_date"},
@@ -176,7 +176,8 @@ def _problem(cfg: BenchmarkConfig, fields: dict, row: dict, i: int, source: str)
                 raise ValueError(f"{where}: field {fields['problem']!r} is a list without a user message")
             problem = users[-1]
         text = (cfg.template or "{problem}" + MATH_SUFFIX).replace("{problem}", str(problem))
-        return Problem(id=pid, prompt=chat(text, cfg.system_prompt), gold=str(answer))
+        return Problem(id=pid, prompt=chat(text, cfg.system_prompt), gold=str(answer),
+                       meta={"difficulty": _get(row, fields, "difficulty", cfg, source, i, required=False)})
     tests = []
     for key, required in (("public_tests", True), ("private_tests", False)):
         try:

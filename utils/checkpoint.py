@@ -29,6 +29,7 @@ import torch
 from torch.distributed.checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict, set_optimizer_state_dict
 
 from utils import dist
+from utils.records import follow_umask
 
 PEFT_PREFIX = "base_model.model."
 MANIFEST = "SHA256SUMS"
@@ -190,6 +191,7 @@ def save(run_dir: str | os.PathLike, step: int, model, optimizer, scheduler, tok
                    tmp / "trainer_state.pt")
         if (Path(run_dir) / "config.yaml").is_file():  # what a resume compares its config against
             shutil.copyfile(Path(run_dir) / "config.yaml", tmp / "config.yaml")
+        follow_umask(tmp)  # safetensors writes 0600: colleagues and a vLLM server under another user read these
         write_manifest(tmp)
         if final.exists():
             shutil.rmtree(final)

@@ -5,7 +5,7 @@
 - `--config FILE.yaml` (optional) is merged over the schema defaults; a file may name
   `base: other.yaml` (relative to itself), merged first.
 - `key=value` arguments are merged last (OmegaConf dotlist syntax, e.g. `rl.eps_low=0.1`,
-  `inputs=[a.jsonl,b.jsonl]`).
+  `inputs=[a.jsonl,b.jsonl]`); `benchmarks.0.path=x` changes one field of one list entry.
 - Merge rules: mappings merge key by key (a file setting `operators: {sort: 1}` keeps the base's
   and the schema's other operators); lists and scalars replace. A key written with a trailing `!`
   replaces the mapping instead: `operators!: {sort: 1}` leaves only sort, `splits!: {train: [...]}`
@@ -22,6 +22,7 @@ import dataclasses
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -131,6 +132,7 @@ def _flat_keys(d: Any, prefix: str = "") -> list[str]:
 def _full_key(key: str, data: dict) -> str:
     """OmegaConf names a bad key inside a list entry without its path (`foo` for
     `splits.test.0.foo`): recover the path from the layer that was being merged."""
+    key = re.sub(r"\[(\d+)\]", r".\1", key)  # benchmarks[1].n -> benchmarks.1.n, as the user writes it
     paths = _flat_keys(data)
     if not key or key in paths:
         return key
@@ -150,6 +152,35 @@ def _replaced(data: Any, prefix: str = "") -> tuple[Any, list[str]]:
         out[name], sub = _replaced(v, path)
         paths += sub
     return out, paths
+
+
+def _by_index(node: Any, data: Any, path: str, source: str) -> Any:
+    """data with every `{index: value}` mapping that falls on a list of `node` (the config merged
+    so far) turned into that whole list with those entries changed: `benchmarks.0.path=x` parses
+    to {benchmarks: {"0": {path: x}}}, which OmegaConf cannot merge into a list."""
+    if not isinstance(data, dict):
+        return data
+    if OmegaConf.is_list(node):
+        n = len(node)
+        index = {}
+        for i, value in data.items():
+            if not str(i).isdigit() or int(i) >= n:
+                raise ConfigError(f"{path}.{i}" if path else str(i), source,
+                                  f"{path} has {n} entries (0..{n - 1}); to add or drop one, set the whole list")
+            index[int(i)] = value
+        out = []
+        for j in range(n):
+            entry = node[j]
+            if j in index and isinstance(index[j], dict) and OmegaConf.is_config(entry):
+                entry = OmegaConf.merge(entry, _by_index(entry, index[j], f"{path}.{j}", source))
+            elif j in index:
+                entry = index[j]
+            out.append(OmegaConf.to_container(entry) if OmegaConf.is_config(entry) else entry)
+        return out
+    if OmegaConf.is_dict(node):
+        return {k: _by_index(node[k] if isinstance(k, str) and k in node else None, v,
+                             f"{path}.{k}" if path else str(k), source) for k, v in data.items()}
+    return data
 
 
 def _reset(merged: DictConfig, schema: type, path: str) -> None:
@@ -231,7 +262,7 @@ def load_or_raise(schema: type, argv: list[str], validate: bool = True) -> Any:
         try:
             for path in replace:
                 _reset(merged, schema, path)
-            merged = OmegaConf.merge(merged, data)
+            merged = OmegaConf.merge(merged, _by_index(merged, data, "", source))
         except OmegaConfBaseException as e:
             raise ConfigError(_full_key(getattr(e, "full_key", "") or "", data), source, _first_line(e)) from None
         sources.update({k: source for k in _flat_keys(data)})

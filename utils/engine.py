@@ -136,7 +136,9 @@ class SamplingParams:
     max_tokens: int = 256
     seed: int | None = 0
     stop: Sequence[str] = ()
-    logprobs: bool = False  # return the log-prob of each sampled token (hf: at the sampling temperature, before top_p)
+    # return the log-prob of each sampled token, at the sampling temperature (hf: before top_p; vllm: after
+    # it, renormalised over the nucleus: the two agree at top_p=1)
+    logprobs: bool = False
 
 
 @dataclass
@@ -377,6 +379,9 @@ class VLLMEngine:
                        gpu_memory_utilization=cfg.gpu_memory_utilization, seed=seed,
                        enable_sleep_mode=self.sleep_mode, enable_prefix_caching=True,
                        enforce_eager=cfg.enforce_eager,
+                       # log-probs of the distribution sampled from (temperature applied), which the
+                       # trainer recomputes; vLLM's default is the raw temperature-1 distribution
+                       logprobs_mode="processed_logprobs",
                        distributed_executor_backend="external_launcher" if self.torchrun else None)
         self.tokenizer = self.llm.get_tokenizer()
         template_overrides(self.tokenizer, cfg.chat_template, cfg.enable_thinking)

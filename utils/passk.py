@@ -32,9 +32,15 @@ def mean_pass_at_k(counts: Sequence[tuple[int, int]], k: int) -> float:
 def bootstrap_ci(counts: Sequence[tuple[int, int]], k: int, *, resamples: int = 1000, seed: int = 0,
                  alpha: float = 0.05) -> tuple[float, float]:
     """Percentile bootstrap interval over problems for mean pass@k."""
-    per = [pass_at_k(n, c, k) for n, c in counts]
+    return bootstrap_mean_ci([pass_at_k(n, c, k) for n, c in counts], resamples=resamples, seed=seed, alpha=alpha)
+
+
+def bootstrap_mean_ci(values: Sequence[float], *, resamples: int = 1000, seed: int = 0,
+                      alpha: float = 0.05) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of per-problem values (e.g. pass@k, or the paired
+    difference of two models' pass@k on the same problems)."""
     rng = random.Random(seed)
-    means = sorted(sum(rng.choice(per) for _ in per) / len(per) for _ in range(resamples))
+    means = sorted(sum(rng.choice(values) for _ in values) / len(values) for _ in range(resamples))
     lo = means[int(alpha / 2 * resamples)]
     hi = means[min(resamples - 1, int((1 - alpha / 2) * resamples))]
     return lo, hi

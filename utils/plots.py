@@ -14,9 +14,10 @@ def _plt():
 
 
 def passk_curves(curves: dict[str, dict[int, float]], path: str | Path, title: str = "pass@k",
-                 bands: dict[str, dict[int, tuple[float, float]]] | None = None) -> None:
+                 bands: dict[str, dict[int, tuple[float, float]]] | None = None):
     """One line per label: k (log2 axis, integer ticks) -> pass@k, with its 95% interval as a band
-    (and error bars) at the k values that have one; the legend sits below the axes."""
+    (and error bars) at the k values that have one; the legend sits below the axes. Returns the
+    (closed) figure, for tests."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5.5, 4))
     all_ks = sorted({k for points in curves.values() for k in points})
@@ -44,6 +45,7 @@ def passk_curves(curves: dict[str, dict[int, float]], path: str | Path, title: s
               frameon=False)
     fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
+    return fig
 
 
 def grouped_bars(groups: dict[str, dict[str, float]], path: str | Path, title: str, ylabel: str) -> None:
@@ -183,9 +185,10 @@ CURVE_PANELS = [
 ]
 
 
-def training_curves(rows: list[dict], path: str | Path, title: str = "training") -> None:
+def training_curves(rows: list[dict], path: str | Path, title: str = "training"):
     """metrics.jsonl rows -> one small panel per quantity present (reward, accuracy, length, KL and
-    clip fractions, per-env difficulty with integer ticks, ...), step on the x axis."""
+    clip fractions, per-env difficulty with integer ticks, ...), step on the x axis. Returns the
+    (closed) figure, for tests; None when no quantity is present."""
     from matplotlib.ticker import MaxNLocator
 
     plt = _plt()
@@ -225,3 +228,4 @@ def training_curves(rows: list[dict], path: str | Path, title: str = "training")
     fig.savefig(tmp, dpi=110, bbox_inches="tight")
     plt.close(fig)
     tmp.replace(path)  # a reader never sees half a PNG
+    return fig

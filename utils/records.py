@@ -37,6 +37,15 @@ def umask() -> int:
     return 0o022
 
 
+def follow_umask(folder: str | os.PathLike) -> None:
+    """Give every file under `folder` the mode the umask gives a new file: safetensors (save_file,
+    save_pretrained) writes its files 0600 whatever the umask."""
+    mode = 0o666 & ~umask()
+    for p in Path(folder).rglob("*"):
+        if p.is_file() and not p.is_symlink():
+            os.chmod(p, mode)
+
+
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write text to path via a temp file in the same directory + rename: readers never see half a file."""
     path = Path(path)

@@ -23,6 +23,7 @@ from typing import Sequence
 
 from utils.config import field
 from utils.motifs import LABELS
+from utils.records import follow_umask
 
 SHIPPED_SPANS = Path(__file__).resolve().parent.parent / "data" / "spans"
 
@@ -279,3 +280,4 @@ class HFSpanClassifier:
     def save(self, path: str | Path) -> None:
         self.model.save_pretrained(path)
         self.tokenizer.save_pretrained(path)
+        follow_umask(path)

@@ -25,11 +25,12 @@ def hf(tiny64):
     return AutoModelForCausalLM.from_pretrained(tiny64, dtype=torch.float32)
 
 
-def logp_gap(model, comp) -> float:
-    """Largest |engine log-prob - transformers log-prob| over the sampled tokens of one completion."""
+def logp_gap(model, comp, temperature: float = 1.0) -> float:
+    """Largest |engine log-prob - transformers log-prob| over the sampled tokens of one completion,
+    the latter of softmax(logits / temperature)."""
     ids = torch.tensor([comp.prompt_token_ids + comp.token_ids])
     with torch.no_grad():
-        lp = torch.log_softmax(model(ids).logits[0, :-1].float(), -1)
+        lp = torch.log_softmax(model(ids).logits[0, :-1].float() / temperature, -1)
     L = len(comp.prompt_token_ids)
     ref = torch.tensor([lp[L - 1 + k, t].item() for k, t in enumerate(comp.token_ids)])
     return (ref - torch.tensor(comp.logprobs)).abs().max().item()
@@ -49,11 +50,13 @@ def test_seeds_reproduce_across_calls_and_batches(engine):
     assert ids(other) != ids(a)
 
 
-def test_behaviour_logprobs_match_transformers(engine, hf):
-    out = engine.generate(PROMPTS, SamplingParams(n=2, max_tokens=16, logprobs=True, seed=3))
+@pytest.mark.parametrize("temperature", [1.0, 0.7])
+def test_behaviour_logprobs_match_transformers(engine, hf, temperature):
+    # at the sampling temperature (what train.py recomputes), not vLLM's default raw log-probs
+    out = engine.generate(PROMPTS, SamplingParams(n=2, max_tokens=16, temperature=temperature, logprobs=True, seed=3))
     for row in out:
         for c in row:
-            assert len(c.logprobs) == len(c.token_ids) and logp_gap(hf, c) < 1e-4
+            assert len(c.logprobs) == len(c.token_ids) and logp_gap(hf, c, temperature) < 1e-4
 
 
 def test_sync_streams_weights_and_the_gap_shows_whether_they_arrived(engine, hf):
