@@ -104,12 +104,13 @@ def runs_a(tiny, tmp_path_factory):
     out = tmp_path_factory.mktemp("a")
     args = A + [f"model={tiny}", f"ref_model={tiny}", f"out_dir={out}"]
     for name, n, extra in (("one", 1, []), ("fsdp", 2, ["strategy=fsdp"]), ("ddp", 2, ["strategy=ddp"]),
-                           ("hsdp", 2, ["strategy=hsdp", "hsdp_shard_size=1"]), ("fsdp4", 4, ["strategy=fsdp"])):
+                           ("hsdp", 2, ["strategy=hsdp", "hsdp_shard_size=1"]), ("fsdp4", 4, ["strategy=fsdp"]),
+                           ("hsdp4", 4, ["strategy=hsdp", "hsdp_shard_size=2"])):  # 2 replicas x 2 shards
         torchrun(n, args + extra + [f"name={name}"])
     return out, args
 
 
-@pytest.mark.parametrize("strategy", ["fsdp", "ddp", "hsdp", "fsdp4"])
+@pytest.mark.parametrize("strategy", ["fsdp", "ddp", "hsdp", "fsdp4", "hsdp4"])
 def test_two_and_four_ranks_match_one(runs_a, strategy):
     out, _ = runs_a
     assert_same_weights(weights(out / "one"), weights(out / strategy))

@@ -258,3 +258,16 @@ def test_vllm_engine_on_another_gpu_than_its_rank_is_refused_at_start(monkeypatc
     else:
         with pytest.raises(EngineError, match="expected cuda:1"):
             eng.check_placement()
+
+
+def test_a_tied_embedding_reaches_vllm_as_the_lm_head_too():
+    # the trainer names a tied weight once (the embedding); vLLM's CPU backend keeps a packed copy
+    # of a layer that gets no weights on reload, so its lm_head would keep the old embedding
+    from utils.engine import _with_tied_head
+
+    emb = torch.ones(2)
+    pairs = [("model.embed_tokens.weight", emb), ("model.norm.weight", 1), ("lm_head.weight", emb)]
+    tied = list(_with_tied_head(iter(pairs), tied=True))
+    assert [n for n, _ in tied] == ["model.embed_tokens.weight", "lm_head.weight", "model.norm.weight"]
+    assert tied[1][1] is emb
+    assert list(_with_tied_head(iter(pairs), tied=False)) == pairs
