@@ -20,9 +20,9 @@ demo: $(STAMP)
 test: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n 2 tests
 
-# train.py under torchrun with 2 gloo ranks against 1 (FSDP2, DDP, HSDP, LoRA, async, resume):
-# tests/test_multirank.py, about 6 minutes on 2 idle cores. One pytest process: each test
-# already runs 2 ranks.
+# train.py under torchrun with 2 and 4 gloo ranks against 1 (FSDP2, DDP, HSDP, LoRA, async, resume):
+# tests/test_multirank.py, about 10 CPU minutes (17 min wall on 2 cores shared at load 10; less
+# when idle). One pytest process: each test already runs several ranks.
 test-dist: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -m dist tests/test_multirank.py
 

@@ -276,10 +276,11 @@ class TrainConfig:
         if r.temperature <= 0:
             yield "rl.temperature", "must be > 0 (the ratio needs the sampling distribution)"
         if r.async_rollouts and r.top_p < 1.0:
-            yield "rl.async_rollouts", ("the ratio uses the engine's log-probs, which are of the whole distribution, "
-                                        "not of the top_p nucleus it sampled from: use rl.top_p=1")
-        if r.async_rollouts and r.temperature != 1.0 and r.engine.backend == "vllm":
-            yield "rl.async_rollouts", "vLLM returns log-probs of the raw (temperature 1) distribution: use rl.temperature=1"
+            # the trainer's log-probs are of the whole distribution at the temperature; the hf
+            # engine's too (not the nucleus it sampled from), vLLM's of the nucleus renormalised
+            yield "rl.async_rollouts", ("the ratio divides by the behaviour log-probs of the distribution sampled "
+                                        "from, which top_p < 1 cuts to a nucleus the trainer does not recompute: "
+                                        "use rl.top_p=1")
         if r.engine.backend not in ("hf", "vllm"):
             yield "rl.engine.backend", "rollouts need hf or vllm (log-probs and token ids)"
         if r.engine.tensor_parallel_size > 1:
@@ -870,9 +871,12 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         mine = checkpoint.restore(state, model, opt, sched, ctx)
         sampler.load_state_dict(state["sampler"])
         step = state["step"]
-        if mine.get("pending") is not None:  # async: the batch generated before the checkpoint
-            pending = Future()
+        if mine.get("pending") is not None and state.get("world") == ctx.world:
+            pending = Future()  # async: this rank's share of the batch generated before the checkpoint
             pending.set_result(mine["pending"])
+        elif mine.get("pending") is not None and ctx.main:  # other ranks, other shares: generate it again
+            print(f"train.py: the checkpoint was written by {state.get('world')} ranks, not {ctx.world}: step "
+                  f"{step + 1}'s rollouts are generated again with the restored weights", flush=True)
         del state
 
     pool = rollout_pool(ctx) if r.async_rollouts else None

@@ -17,15 +17,22 @@ How it is measured: for each rung, the C anchors and Python alternate for --roun
 getting about --seconds / --rounds CPU seconds per round. C time is the user + system CPU time
 of the child processes (resource.getrusage(RUSAGE_CHILDREN)) minus, per process, the CPU time of
 starting one (`--version`, median of 5 in this run: loading GTK for the package); Python time is
-this process's CPU time (time.process_time) for `env.generate(seed, difficulty=rung)`, which makes
-the whole record (prompt, gold reasoning) after the uniqueness-checked puzzle. Seeds are
-consecutive. Targets (issue 15): ours / C >= 0.1 for Pattern and >= 0.15 for the other puzzles.
-Prints markdown; exits 0 whether or not C could be measured.
+this process's CPU time (time.process_time). Two Python columns:
+- game IDs (the headline, like for like with `--generate`, which runs his new_game_desc: the
+  uniqueness-checked puzzle and its game ID): `env.encode(env.new_puzzle(rng, w, h, level)[0])`
+  with one random.Random for the whole run, as his loop keeps one random_state.
+- records: `env.generate(seed, difficulty=rung)` on consecutive seeds, what generate.py writes:
+  the same generation from a fresh random.Random(seed), then the record (prompt text, gold
+  reasoning from the solver's trace, meta). Seeds start at 10**6 so this column never re-makes
+  the puzzles of the first one (the solvers' caches would then flatter it).
+Targets (issue 15): ours / C >= 0.1 for Pattern and >= 0.15 for the other puzzles, on the game-ID
+column. Prints markdown; exits 0 whether or not C could be measured.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import re
 import resource
 import shutil
@@ -139,17 +146,29 @@ class CSide:
             spent += dt
 
 
+RECORD_SEEDS = 10**6  # the first seed of the records column
+
+
 class PySide:
-    def __init__(self, name: str, difficulty: int):
-        self.env, self.difficulty = envs.make(name), difficulty
-        self.seed = self.n = 0
+    """Our generator for one rung: game IDs (records=False) or whole records (records=True)."""
+
+    def __init__(self, name: str, difficulty: int, records: bool):
+        self.env, self.difficulty, self.records = envs.make(name), difficulty, records
+        self.size = self.env.params_for(difficulty)
+        self.rng = random.Random(0)
+        self.seed = RECORD_SEEDS
+        self.n = 0
         self.cpu = 0.0
 
     def round(self, chunk: float) -> None:
+        env, rng, (w, h, level) = self.env, self.rng, self.size
         t0 = time.process_time()
         while True:
-            self.env.generate(seed=self.seed, difficulty=self.difficulty)
-            self.seed += 1
+            if self.records:
+                env.generate(seed=self.seed, difficulty=self.difficulty)
+                self.seed += 1
+            else:
+                env.encode(env.new_puzzle(rng, w, h, level)[0])
             self.n += 1
             dt = time.process_time() - t0
             if dt >= chunk:
@@ -211,18 +230,22 @@ def main() -> None:
               "build and pass --upstream-dir DIR (or set TATHAM_CURRENT_DIR).\n")
     anchors = [("C (packaged)", packaged), ("C (current source)", upstream)]
     startups = [describe_anchor(label, bins, names) for label, bins in anchors]
-    print(f"{args.seconds:g} CPU s per side per rung in {args.rounds} rounds alternating C and Python; rates "
-          "are unique puzzles per CPU second on one core. `met` compares with his current source where it "
-          "was measured (the generators ours reimplements), else with the package.\n")
-    print("| puzzle | d | size | level | Tatham params | ours /s | C (packaged) /s | ours / C | "
-          "C (current source) /s | ours / C | target | met |")
-    print("|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|---|")
+    print(f"{args.seconds:g} CPU s per side per rung in {args.rounds} rounds alternating C, our game IDs and "
+          "our records; rates are unique puzzles per CPU second on one core. `IDs /s`: our generator up to "
+          "the game ID (new_puzzle + encode, one random.Random for the run), the work `--generate` does; "
+          "`records /s`: whole records as generate.py writes them (a random.Random per seed, prompt, gold "
+          "reasoning, meta). Ratios are ours / C: `IDs / C` is the headline, `rec. / C` the full-record "
+          "rate against the same C. `met` judges `IDs / C` against his current source where it was "
+          "measured (the generators ours reimplements), else against the package.\n")
+    print("| puzzle | d | size | level | Tatham params | ours IDs /s | ours records /s | C (packaged) /s | "
+          "IDs / C | rec. / C | C (current source) /s | IDs / C | rec. / C | target | met |")
+    print("|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     worst: dict[tuple[str, str], float] = {}
     chunk = args.seconds / args.rounds
     for name in names:
         for d, (w, h, level) in enumerate(made[name].ladder):
             params = tatham_params(name, w, h, level)
-            py = PySide(name, d)
+            py, full = PySide(name, d, records=False), PySide(name, d, records=True)
             sides = [CSide(bins[name], params, ups[name]) if bins[name] else None
                      for (_, bins), ups in zip(anchors, startups)]
             notes = ["", ""]
@@ -234,26 +257,29 @@ def main() -> None:
                         except (RuntimeError, subprocess.TimeoutExpired) as e:
                             notes[k], sides[k] = str(e)[:160], None
                 py.round(chunk)
-            ours = py.n / py.cpu
+                full.round(chunk)
+            ours, ours_full = py.n / py.cpu, full.n / full.cpu
             target = TARGETS[name]
             cells, ratios = [], []
             for (label, _), c, note in zip(anchors, sides, notes):
                 if c is None:
-                    cells += [f"not measured{': ' + note if note else ''}", "-"]
+                    cells += [f"not measured{': ' + note if note else ''}", "-", "-"]
                     ratios.append(None)
                 else:
-                    ratio = ours / (c.n / max(c.cpu, 1e-9))
+                    rate = c.n / max(c.cpu, 1e-9)
+                    ratio = ours / rate
                     worst[name, label] = min(worst.get((name, label), ratio), ratio)
-                    cells += [f"{c.n / max(c.cpu, 1e-9):,.1f}", f"{ratio:.2f}"]
+                    cells += [f"{rate:,.1f}", f"{ratio:.2f}", f"{ours_full / rate:.2f}"]
                     ratios.append(ratio)
             judged = ratios[1] if ratios[1] is not None else ratios[0]
             met = "-" if judged is None else "yes" if judged >= target else "NO"
-            print(f"| {name} | {d} | {w}x{h} | {level or '-'} | `{params}` | {ours:,.1f} | {' | '.join(cells)} "
+            print(f"| {name} | {d} | {w}x{h} | {level or '-'} | `{params}` | {ours:,.1f} | {ours_full:,.1f} | "
+                  f"{' | '.join(cells)} "
                   f"| {target:g} | {met} |", flush=True)
     for label, _ in anchors:
         lows = [(n, r) for (n, lab), r in worst.items() if lab == label]
         if lows:
-            print(f"\nLowest ours / {label} per puzzle: "
+            print(f"\nLowest ours (game IDs) / {label} per puzzle: "
                   + ", ".join(f"{n} {r:.2f} ({'meets' if r >= TARGETS[n] else 'misses'} {TARGETS[n]:g})"
                               for n, r in lows) + ".")
 

@@ -1,7 +1,7 @@
 """RACES on one core, in CPU seconds: every brick's generation and scoring rate (not a sample), the
 slowest five, memory, and the composite search of the named pools. Markdown on stdout.
 
-    python bench/races.py [--seconds 0.05] [--search-seconds 60]
+    python bench/races.py [--seconds 0.05] [--search-seconds 60] [--bricks digits,bwt] [--no-search]
 
 Per brick, a "record" is the brick's own problem (composition size 1, the paper's RL_individual
 unit, races line 43): draw an input, run the brick, build the prompt and the gold answer. RACES
@@ -97,23 +97,33 @@ def pct(x: float | None) -> str:
     return "-" if x is None else f"{x:.0%}"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=0.05, help="CPU seconds per measurement")
     ap.add_argument("--search-seconds", type=float, default=300.0, help="wall-time cap of each pool's search")
-    args = ap.parse_args()
+    ap.add_argument("--bricks", default="", help="comma-separated bricks to measure (default: every brick; the "
+                                                 "anchor is always measured)")
+    ap.add_argument("--no-search", action="store_true", help="skip the composite search and live-env part")
+    args = ap.parse_args(argv)
     env = RacesEnv(pool="all")
     pool = Pool(pool_bricks("all"), UNLIMITED)
+    names = POOLS["all"]
+    if args.bricks:
+        wanted = set(args.bricks.split(",")) | {ANCHOR}
+        if wanted - set(names):
+            ap.error(f"unknown brick(s): {', '.join(sorted(wanted - set(names)))}")
+        names = [n for n in names if n in wanted]
 
     t0 = time.process_time()
-    rows = [brick_row(name, env, pool, args.seconds) for name in POOLS["all"]]
+    rows = [brick_row(name, env, pool, args.seconds) for name in names]
     bench_cpu = time.process_time() - t0
     anchor = next(r for r in rows if r["brick"] == ANCHOR)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
     print(f"**RACES bricks** ({len(BRICKS)} registered: {len(ALGORITHMIC)} algorithms over structured values, "
           f"{len(GYM_BRICKS)} of them gym envs)\n")
-    print(f"Every brick measured, {args.seconds} CPU s per rate, one core; {bench_cpu:.0f} CPU s in all. "
+    measured = "Every brick" if len(rows) == len(POOLS["all"]) else f"{len(rows)} bricks"
+    print(f"{measured} measured, {args.seconds} CPU s per rate, one core; {bench_cpu:.0f} CPU s in all. "
           f"Anchor `{ANCHOR}`: {fmt(anchor['gen'])} records/s, {fmt(anchor['seq'])} sequential scores/s, "
           f"{fmt(anchor['sel'])} select scores/s.\n")
     defects = [r for r in rows if r["gen"] < GEN_MIN or any(r[k] is not None and r[k] < SCORE_MIN for k in ("seq", "sel"))]
@@ -141,6 +151,8 @@ def main() -> None:
         print(f"| {r['brick']} | {r['in']} -> {r['out']} | {fmt(r['gen'])} | {fmt(r['seq'])} | {fmt(r['sel'])} | "
               f"{pct(r['kept'])} |")
     print("\n</details>\n")
+    if args.no_search:
+        return
 
     print("**Composite search and records**\n")
     print("| pool | bricks | target | found | CPU s | composites per CPU s | usage min/median/max | one type order |")

@@ -13,7 +13,8 @@
 #             holds its weights on cuda:LOCAL_RANK, the trainer's device. With one GPU only rank 0
 #             runs: that proves the external_launcher start and the device check, not that rank 1
 #             leaves cuda:0 (CUDA cannot show one GPU twice); two or more GPUs prove that.
-#  sync       torchrun FSDP2 + LoRA + sleep mode (level 2), 3 RL steps with vLLM rollouts: the
+#  sync       torchrun FSDP2 + LoRA + sleep mode (level 2), 3 RL steps with vLLM rollouts at
+#             temperature 0.7 (vLLM's log-probs at the sampling temperature, as the trainer's): the
 #             weights streamed into the woken engine after every step; behaviour_logp_gap (engine vs
 #             trainer log-probs of the same samples) stays at its step-1 level, where both hold the
 #             same weights. Control: the same run with sync_weights a no-op must show a larger gap.
@@ -91,7 +92,7 @@ fi
 # a test env whose reward varies within groups (tests/vllm/entry.py: parity of the response length)
 # shellcheck disable=SC2206  # ENG: several key=value words
 RL=(stage=rl "out_dir=$OUT" "model=$MODEL" "data.sources=[{env: parity}]" rl.steps=3 rl.batch_size=32 rl.group_size=8
-    rl.minibatches=2 rl.micro_batch_size=8 rl.max_tokens=32 optim.lr=2e-2 save_every=100 strategy=fsdp
+    rl.minibatches=2 rl.micro_batch_size=8 rl.max_tokens=32 rl.temperature=0.7 optim.lr=2e-2 save_every=100 strategy=fsdp
     lora.enabled=true lora.r=8 lora.alpha=16 rl.engine.backend=vllm rl.engine.enable_sleep_mode=true $ENG)
 gaps() {  # the run's behaviour_logp_gap per step, space-separated
     $PY -c "import json,sys; print(' '.join('%.4g' % json.loads(l)['behaviour_logp_gap'] for l in open(sys.argv[1])))" \

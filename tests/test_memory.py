@@ -60,6 +60,7 @@ def test_plan_is_within_25_percent_of_the_measured_peak(args):
 
 def test_paper_model_shapes_give_their_published_sizes():
     sizes = {"Qwen/Qwen2.5-7B-Instruct": 7.62, "Qwen/Qwen2.5-32B": 32.76, "Qwen/Qwen3-8B": 8.19,
+             "Qwen/Qwen2.5-1.5B-Instruct": 1.54, "deepseek-ai/DeepSeek-R1-Distill-Qwen-14B": 14.77,
              "meta-llama/Llama-3.1-8B-Instruct": 8.03, "allenai/Olmo-3-1025-7B": 7.30}
     for name, billions in sizes.items():
         shape, source = memplan.shape_of(name)
@@ -85,3 +86,32 @@ def test_plan_reads_a_local_config_and_prints_every_part(tmp_path, capsys):
     on8, on64 = (memplan.setup_from_config(cfg, gpus, 80, shape) for gpus in (8, 64))
     assert memplan.total_bytes(on64) < memplan.total_bytes(on8)  # more GPUs: smaller shards
     assert memplan.largest_micro_batch(on64) >= memplan.largest_micro_batch(on8)
+
+
+def test_every_paper_training_config_has_a_plan(capsys):
+    # the plan reads the model's shape without downloading it; a config whose model is an earlier
+    # stage's output (runs/...) is planned with the 7B model such stages start from
+    import train
+    from utils.config import ConfigError, load_or_raise
+
+    planned = 0
+    for path in sorted((ROOT / "configs/paper").rglob("*.yaml")):
+        try:
+            cfg = load_or_raise(train.PlanConfig, ["--config", str(path)])
+        except ConfigError as e:
+            assert e.key == "mode", (path, str(e))  # a generate.py config
+            continue
+        model = [] if memplan_known(cfg.model) else ["model=Qwen/Qwen2.5-7B-Instruct"]
+        assert not model or cfg.model.startswith("runs/"), (path, cfg.model)
+        train.main(["--config", str(path), "--plan", "gpus=8", "gpu_mem_gb=80", *model])
+        assert "largest micro-batch that fits" in capsys.readouterr().out, path
+        planned += 1
+    assert planned >= 30
+
+
+def memplan_known(model: str) -> bool:
+    try:
+        memplan.shape_of(model)
+        return True
+    except ValueError:
+        return False

@@ -1,6 +1,7 @@
-"""train.py under torchrun with 2 gloo ranks on CPU against 1 rank on the same data: FSDP2 (with
-minibatches 2 and 4, with and without the reference model), DDP, HSDP, LoRA, async rollouts, and
-resume from a checkpoint 2 ranks wrote. `make test-dist` runs this file (`-m dist`; `make test` leaves it out).
+"""train.py under torchrun with 2 and 4 gloo ranks on CPU against 1 rank on the same data: FSDP2
+(minibatches 2 with the novelty bonus; 4 with LoRA, KL and the novelty bonus; 4 async without a
+reference model), DDP, HSDP, LoRA, async rollouts, and resume from a checkpoint 2 ranks wrote (on 2
+ranks and on 4). `make test-dist` runs this file (`-m dist`; `make test` leaves it out).
 
 Where the algorithm promises it, N ranks end with the weights 1 rank reaches: the rollouts, their
 seeds and the minibatch split do not depend on the number of ranks, and gradients are averaged
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -102,13 +104,14 @@ def runs_a(tiny, tmp_path_factory):
     out = tmp_path_factory.mktemp("a")
     args = A + [f"model={tiny}", f"ref_model={tiny}", f"out_dir={out}"]
     for name, n, extra in (("one", 1, []), ("fsdp", 2, ["strategy=fsdp"]), ("ddp", 2, ["strategy=ddp"]),
-                           ("hsdp", 2, ["strategy=hsdp", "hsdp_shard_size=1"])):
+                           ("hsdp", 2, ["strategy=hsdp", "hsdp_shard_size=1"]), ("fsdp4", 4, ["strategy=fsdp"]),
+                           ("hsdp4", 4, ["strategy=hsdp", "hsdp_shard_size=2"])):  # 2 replicas x 2 shards
         torchrun(n, args + extra + [f"name={name}"])
     return out, args
 
 
-@pytest.mark.parametrize("strategy", ["fsdp", "ddp", "hsdp"])
-def test_two_ranks_match_one(runs_a, strategy):
+@pytest.mark.parametrize("strategy", ["fsdp", "ddp", "hsdp", "fsdp4", "hsdp4"])
+def test_two_and_four_ranks_match_one(runs_a, strategy):
     out, _ = runs_a
     assert_same_weights(weights(out / "one"), weights(out / strategy))
     m1, m2 = metrics(out / "one"), metrics(out / strategy)
@@ -120,14 +123,14 @@ def test_two_ranks_match_one(runs_a, strategy):
         assert max(x["behaviour_logp_gap"] for x in m2) < 1e-4
 
 
-def test_two_ranks_run_about_half_the_micro_batches(runs_a):
+def test_two_ranks_run_about_half_the_micro_batches_and_four_a_quarter(runs_a):
     # each rank runs as many micro-batches as the busiest rank, not the sum over ranks (which would
-    # make every rank run what one rank alone runs)
+    # make every rank run what one rank alone runs); the busiest rank's share is above 1/N when the
+    # trained rows do not split evenly (zero-advantage groups are skipped)
     out, _ = runs_a
-    one = sum(x["micro_batches"] for x in metrics(out / "one"))
-    two = sum(x["micro_batches"] for x in metrics(out / "fsdp"))
-    print(f"micro-batches over 4 steps: 1 rank {one}, 2 ranks {two} per rank")
-    assert two <= 0.75 * one, (one, two)
+    one, two, four = (sum(x["micro_batches"] for x in metrics(out / name)) for name in ("one", "fsdp", "fsdp4"))
+    print(f"micro-batches over 4 steps: 1 rank {one}, 2 ranks {two} per rank, 4 ranks {four} per rank")
+    assert two <= 0.65 * one and four <= 0.45 * one, (one, two, four)
 
 
 def test_resume_from_a_two_rank_checkpoint_gives_the_same_weights(runs_a):
@@ -136,27 +139,56 @@ def test_resume_from_a_two_rank_checkpoint_gives_the_same_weights(runs_a):
     # each rank scores 16 rollouts a step: the crash comes during step 3, after the step-2 checkpoint
     res = torchrun(2, cut, {"PARITY_CRASH_AFTER": str(2 * 16 + 5)}, check=False)
     assert res.returncode != 0 and len(metrics(out / "cut")) == 2
+    shutil.copytree(out / "cut", out / "cut4")  # the step-2 checkpoint, for the 4-rank resume below
     torchrun(2, cut + ["resume=true"])
     assert_same_weights(weights(out / "fsdp"), weights(out / "cut"), exact=True)
     assert [x["step"] for x in metrics(out / "cut")] == [1, 2, 3, 4]
+    # the same checkpoint on 4 ranks: rollouts, seeds and minibatches do not depend on the ranks,
+    # the optimizer state is gathered whole and re-sharded, so it continues to the 1-rank weights
+    torchrun(4, args + ["strategy=fsdp", "name=cut4", "resume=true"])
+    assert_same_weights(weights(out / "one"), weights(out / "cut4"))
+    assert [x["step"] for x in metrics(out / "cut4")] == [1, 2, 3, 4]
 
 
-# B: FSDP2 with 4 minibatches, LoRA, and a KL term (reference forwards on every rollout)
-B = BASE + ["rl.minibatches=4", "rl.steps=2", "rl.kl_coef=0.05", "lora.enabled=true", "lora.r=4", "optim.lr=1e-2"]
-# C: async rollouts (one step off-policy: the behaviour log-probs are the old ones), no reference
-C = BASE + ["rl.minibatches=1", "rl.steps=3", "rl.async_rollouts=true"]
+# B: FSDP2 with 4 minibatches, LoRA, a KL term (reference forwards on every rollout) and the
+# novelty bonus (on the correct ones)
+B = BASE + ["rl.minibatches=4", "rl.steps=2", "rl.kl_coef=0.05", "lora.enabled=true", "lora.r=4", "optim.lr=1e-2",
+            "novelty.enabled=true"]
+# C: async rollouts (one step off-policy: the behaviour log-probs are the old ones), 4 minibatches,
+# no reference model; a checkpoint after step 2 holds the batch already generated for step 3
+C = BASE + ["rl.minibatches=4", "rl.steps=3", "rl.async_rollouts=true", "save_every=2"]
 
 
-@pytest.mark.parametrize("config", ["lora_kl_minibatches4", "async"])
-def test_fsdp_two_ranks_match_one(tiny, tmp_path, config):
-    args = (C if config == "async" else B) + [f"model={tiny}", f"ref_model={tiny}", f"out_dir={tmp_path}"]
-    torchrun(1, args + ["name=one"])
-    torchrun(2, args + ["strategy=fsdp", "name=two"])
-    one, two = weights(tmp_path / "one"), weights(tmp_path / "two")
-    assert_same_weights(one, two)
+@pytest.mark.parametrize("config", ["lora_kl_novelty_minibatches4", "async_minibatches4"])
+def test_fsdp_two_and_four_ranks_match_one(tiny, tmp_path, config):
+    args = (C if config.startswith("async") else B) + [f"model={tiny}", f"ref_model={tiny}", f"out_dir={tmp_path}"]
+    runs = {"one": 1, "two": 2, "four": 4}
+    for name, n in runs.items():
+        torchrun(n, args + [f"name={name}"] + (["strategy=fsdp"] if n > 1 else []))
+    if config.startswith("async"):
+        runs["ddp"] = 2
+        torchrun(2, args + ["strategy=ddp", "name=ddp"])
+    one = weights(tmp_path / "one")
     assert not all(torch.equal(one[k], v) for k, v in weights_of(tiny).items()), "nothing trained"
-    m1, m2 = metrics(tmp_path / "one"), metrics(tmp_path / "two")
-    assert [x["reward_mean"] for x in m1] == [x["reward_mean"] for x in m2]
+    for name in runs:
+        assert_same_weights(one, weights(tmp_path / name))
+        assert [x["reward_mean"] for x in metrics(tmp_path / "one")] == [x["reward_mean"] for x in metrics(tmp_path / name)]
+    if config.startswith("async"):
+        resume_async(tmp_path, args)
+
+
+def resume_async(out: Path, args: list[str]):
+    """Async: the checkpoint after step 2 holds each rank's share of step 3's rollouts, generated
+    before it. Resumed on the same 2 ranks they are used: the same weights, bit for bit. On 4 ranks
+    the shares do not fit: step 3's rollouts are generated again, with one line saying so."""
+    for name in ("again", "other"):
+        shutil.copytree(out / "two", out / name)
+        shutil.rmtree(out / name / "checkpoints" / "step_00000003")
+    torchrun(2, args + ["strategy=fsdp", "name=again", "resume=true"])
+    assert_same_weights(weights(out / "two"), weights(out / "again"), exact=True)
+    res = torchrun(4, args + ["strategy=fsdp", "name=other", "resume=true"])
+    assert "written by 2 ranks, not 4" in res.stdout, res.stdout[-2000:]
+    assert [x["step"] for x in metrics(out / "other")] == [1, 2, 3]
 
 
 def weights_of(model_dir) -> dict:

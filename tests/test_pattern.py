@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import envs
-from envs.puzzles.pattern import PatternPuzzle, _has_plain_line, _line_solve, runs_of, solve_line
+from envs.puzzles.pattern import (PatternPuzzle, _has_plain_line, _line_solve, _placements,
+                                  _propagate, runs_of, solve_line)
 
 ENV = envs.make("pattern")
 
@@ -47,6 +48,45 @@ def test_line_solver_matches_brute_force():
             filled |= (r < 0.2) << i
             empty |= (0.2 <= r < 0.4) << i
         assert solve_line(clue, n, filled, empty) == brute_force_line(clue, n, filled, empty), (clue, n, filled, empty)
+
+
+def test_placement_lists_agree_with_solve_line():
+    """_propagate solves most lines by narrowing a cached list of their placements; with every
+    list switched off (None: solve_line, checked against brute force above) it must reach the
+    same cells, or the same contradiction, on random grids with random cells already known."""
+    rng = random.Random(2)
+    dp_lines = 0
+    for trial in range(400):
+        w, h = rng.randint(1, 25 if trial % 4 == 0 else 9), rng.randint(2, 9)
+        grid = ["".join(rng.choice("#.") for _ in range(w)) for _ in range(h)]
+        rows = [runs_of(row) for row in grid]
+        if trial % 3 == 0:  # a clue from another grid: contradictions happen
+            r = rng.randrange(h)
+            rows[r] = runs_of("".join(rng.choice("#.") for _ in range(w)))
+        puzzle = PatternPuzzle(w, h, tuple(runs_of("".join(col)) for col in zip(*grid)), tuple(rows))
+        dp_lines += sum(c is None for c in puzzle.placements)
+        known_f, known_e = [0] * (w + h), [0] * (w + h)
+        for _ in range(rng.randint(0, w * h // 3)):
+            r, c = rng.randrange(h), rng.randrange(w)
+            target = known_f if grid[r][c] == "#" else known_e
+            target[r] |= 1 << c
+            target[h + c] |= 1 << r
+        outcomes = []
+        for cands in (list(puzzle.placements), [None] * (w + h)):
+            f, e = known_f[:], known_e[:]
+            ok = _propagate(puzzle, f, e, cands, (1 << (w + h)) - 1)
+            outcomes.append((f, e) if ok else None)
+        assert outcomes[0] == outcomes[1], (grid, rows)
+    assert dp_lines > 0  # some lines had more than PLACEMENT_LIMIT placements
+
+
+def test_placements_of_a_line():
+    masks, always, ever = _placements((2, 1), 5)
+    assert sorted(masks) == sorted([0b01011, 0b10011, 0b10110])  # bit i = cell i
+    assert (always, ever) == (0b00010, 0b11111)
+    assert _placements((), 3) == ((0,), 0, 0)
+    assert _placements((3, 2), 5)[0] == ()  # needs 6 cells
+    assert _placements((1,) * 8, 30) is None  # C(23, 8) placements: more than PLACEMENT_LIMIT
 
 
 def test_line_solver_by_hand():

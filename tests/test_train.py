@@ -155,7 +155,6 @@ def test_resume_gives_the_same_weights(sft_model, tmp_path, even_env, one_thread
     (["rl.kl_coef=0.01"], "rl.kl_coef"),
     (["data.sources=[{env: no_such_env}]"], "data.sources.0.env"),
     (["data.sources=[]"], "data.sources"),
-    (["rl.async_rollouts=true", "rl.temperature=0.7", "rl.engine.backend=vllm"], "rl.async_rollouts"),
     (["rl.async_rollouts=true", "rl.top_p=0.9"], "rl.async_rollouts"),
     (["rl.engine.tensor_parallel_size=2"], "rl.engine.tensor_parallel_size"),
     (["rl.engine.backend=vllm", "rl.max_tokens=7000", "rl.max_prompt_tokens=2000"], "rl.engine.max_model_len"),

@@ -190,3 +190,84 @@ def test_hsdp_groups_that_do_not_divide_the_ranks_are_one_line(tiny, tmp_path, c
                     f"out_dir={tmp_path}", "rl.steps=1"])
     err = capsys.readouterr().err.strip().splitlines()
     assert e.value.code == 2 and len(err) == 1 and "hsdp_shard_size" in err[0], err
+
+
+def test_fsdp2_accumulates_gradients_sharded_between_micro_batches(tiny, one_thread):
+    # FSDP2's no-sync mode (set_requires_gradient_sync(False)) would keep every layer's unsharded
+    # fp32 gradient until the last micro-batch (~30 GB at 7B); dist.grad_sync reduce-scatters after
+    # each one, so the sharded parameters hold their gradient shards already after the first
+    import train
+    from torch.distributed.tensor import DTensor
+
+    from utils import dist
+
+    cfg = load_or_raise(train.TrainConfig, [f"model={tiny}", "data.sources=[{env: sorting}]"])
+    ctx = dist.init()
+    try:
+        model = train.wrap(train.build_model(cfg, ctx, tiny)[0], "fsdp", dist.device_mesh("fsdp", ctx), cfg, ctx)
+        inputs, resp, _ = train.collate([([1, 2, 3], [4, 5]), ([6], [7, 8, 9])], 0, ctx.device)
+        with dist.grad_sync(model, last=False):
+            logp, _ = model(**inputs, targets=resp)
+            logp.sum().backward()
+        params = [p for p in model.parameters() if p.requires_grad]
+        assert params and all(isinstance(p.grad, DTensor) for p in params)
+    finally:
+        dist.close()
+
+
+@pytest.mark.parametrize("override,key", [
+    (["rl.engine.tensor_parallel_size=2"], "rl.engine.tensor_parallel_size"),  # one engine per GPU
+    (["rl.async_rollouts=true", "rl.top_p=0.9"], "rl.async_rollouts"),  # the ratio needs the whole distribution
+    (["rl.engine.backend=vllm", "rl.max_tokens=8000", "rl.engine.max_model_len=8192", "rl.max_prompt_tokens=512"],
+     "rl.engine.max_model_len"),  # vLLM would cut responses short
+])
+def test_cluster_settings_that_cannot_work_are_refused_at_load(tiny, override, key):
+    from utils.config import ConfigError
+
+    import train
+
+    with pytest.raises(ConfigError) as e:
+        load_or_raise(train.TrainConfig, [f"model={tiny}", "data.sources=[{env: sorting}]", *override])
+    assert key in str(e.value), str(e.value)
+
+
+def test_async_vllm_rollouts_take_a_temperature(tiny):
+    # vLLM's log-probs are at the sampling temperature (logprobs_mode=processed_logprobs): the ratio
+    # no longer needs temperature 1
+    import train
+
+    cfg = load_or_raise(train.TrainConfig, [f"model={tiny}", "data.sources=[{env: sorting}]", "rl.async_rollouts=true",
+                                            "rl.engine.backend=vllm", "rl.temperature=0.7",
+                                            "rl.engine.max_model_len=4096"])
+    assert cfg.rl.temperature == 0.7
+
+
+@pytest.mark.parametrize("weights_on,current,ok", [("cuda:1", 1, True), ("cuda:0", 1, False), ("cuda:1", 0, False)])
+def test_vllm_engine_on_another_gpu_than_its_rank_is_refused_at_start(monkeypatch, weights_on, current, ok):
+    # without external_launcher every rank's engine lands on cuda:0; the engine checks where its
+    # weights are against LOCAL_RANK (vLLM itself is not needed to run the check)
+    from utils.engine import EngineError, VLLMEngine
+
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: current)
+    eng = object.__new__(VLLMEngine)
+    eng.torchrun = True
+    eng.llm = SimpleNamespace(collective_rpc=lambda fn: [weights_on])
+    if ok:
+        assert eng.check_placement() == "cuda:1"
+    else:
+        with pytest.raises(EngineError, match="expected cuda:1"):
+            eng.check_placement()
+
+
+def test_a_tied_embedding_reaches_vllm_as_the_lm_head_too():
+    # the trainer names a tied weight once (the embedding); vLLM's CPU backend keeps a packed copy
+    # of a layer that gets no weights on reload, so its lm_head would keep the old embedding
+    from utils.engine import _with_tied_head
+
+    emb = torch.ones(2)
+    pairs = [("model.embed_tokens.weight", emb), ("model.norm.weight", 1), ("lm_head.weight", emb)]
+    tied = list(_with_tied_head(iter(pairs), tied=True))
+    assert [n for n, _ in tied] == ["model.embed_tokens.weight", "lm_head.weight", "model.norm.weight"]
+    assert tied[1][1] is emb
+    assert list(_with_tied_head(iter(pairs), tied=False)) == pairs

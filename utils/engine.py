@@ -136,7 +136,9 @@ class SamplingParams:
     max_tokens: int = 256
     seed: int | None = 0
     stop: Sequence[str] = ()
-    logprobs: bool = False  # return the log-prob of each sampled token (hf: at the sampling temperature, before top_p)
+    # return the log-prob of each sampled token, at the sampling temperature (hf: before top_p; vllm: after
+    # it, renormalised over the nucleus: the two agree at top_p=1)
+    logprobs: bool = False
 
 
 @dataclass
@@ -342,6 +344,19 @@ def _stream_weights(worker, weights: Iterable[tuple[str, Any]]) -> None:
         worker.model_runner.reload_weights(weights_iterator=weights, is_checkpoint_format=True)
 
 
+def _with_tied_head(named_tensors: Iterable[tuple[str, Any]], tied: bool):
+    """The pairs, with a tied model's embedding also sent as lm_head.weight, right after it. The
+    trainer's parameters name a tied weight once (the embedding); vLLM reloads layer by layer and
+    a layer that gets no weights keeps its old kernel tensors: on CPU the lm_head's packed GEMM
+    copy, so the logits would come from the old embedding (GPU reads the shared weight itself)."""
+    for name, t in named_tensors:
+        if tied and name == "lm_head.weight":
+            continue  # sent with the embedding
+        yield name, t
+        if tied and name == "model.embed_tokens.weight":
+            yield "lm_head.weight", t
+
+
 def _weights_device(worker) -> str:
     return str(next(worker.model_runner.model.parameters()).device)
 
@@ -377,10 +392,16 @@ class VLLMEngine:
                        gpu_memory_utilization=cfg.gpu_memory_utilization, seed=seed,
                        enable_sleep_mode=self.sleep_mode, enable_prefix_caching=True,
                        enforce_eager=cfg.enforce_eager,
+                       # log-probs of the distribution sampled from (temperature applied), which the
+                       # trainer recomputes; vLLM's default is the raw temperature-1 distribution
+                       logprobs_mode="processed_logprobs",
                        distributed_executor_backend="external_launcher" if self.torchrun else None)
         self.tokenizer = self.llm.get_tokenizer()
         template_overrides(self.tokenizer, cfg.chat_template, cfg.enable_thinking)
         self.device = self.check_placement()
+        from transformers import AutoConfig
+
+        self.tied = bool(getattr(AutoConfig.from_pretrained(cfg.model).get_text_config(), "tie_word_embeddings", False))
 
     def check_placement(self) -> str:
         """The device holding the engine's weights; under torchrun on GPUs it must be this rank's
@@ -433,7 +454,7 @@ class VLLMEngine:
             if torch.cuda.is_available():
                 torch.cuda.empty_cache()  # the trainer's cached blocks: vLLM allocates outside torch's cache
             self.llm.wake_up(tags=["weights"])
-        self.llm.collective_rpc(_stream_weights, args=(iter(named_tensors),))
+        self.llm.collective_rpc(_stream_weights, args=(_with_tied_head(named_tensors, self.tied),))
         if self.asleep:
             self.llm.wake_up(tags=["kv_cache"])
             self.asleep = False

@@ -64,6 +64,9 @@ PAPER_MODELS = {
     "OLMo-3-7B": (r"olmo-?3\b.*7b", Shape(100278, 4096, 32, 11008, 32, 32, 128)),
     "Qwen2.5-7B": (r"qwen2\.5-7b", Shape(152064, 3584, 28, 18944, 28, 4, 128, qkv_bias=True)),
     "Qwen2.5-32B": (r"qwen2\.5-32b", Shape(152064, 5120, 64, 27648, 40, 8, 128, qkv_bias=True)),
+    "Qwen2.5-1.5B": (r"qwen2\.5-1\.5b", Shape(151936, 1536, 28, 8960, 12, 2, 128, tied=True, qkv_bias=True)),
+    # RACES' DeepSeek-R1-Distill-Qwen-14B is a Qwen2.5-14B
+    "Qwen2.5-14B": (r"qwen2\.5-14b|distill-qwen-14b", Shape(152064, 5120, 48, 13824, 40, 8, 128, qkv_bias=True)),
     "Qwen3-8B": (r"qwen3-8b", Shape(151936, 4096, 36, 12288, 32, 8, 128)),
     "Llama-3.1-8B": (r"llama-?3\.1-8b", Shape(128256, 4096, 32, 14336, 32, 8, 128)),
 }
@@ -86,7 +89,8 @@ def shape_of(model: str) -> tuple[Shape, str]:
             return shape, f"built-in table: {name} (no local config.json)"
     known = ", ".join(PAPER_MODELS)
     raise ValueError(f"{model}: no local config.json and not one of the built-in shapes ({known}); "
-                     f"pass model=<a local HF directory> or one of those names")
+                     f"pass model=<a local HF directory> or one of those names (for an earlier stage's output "
+                     f"not written yet, the model that stage starts from)")
 
 
 @dataclass

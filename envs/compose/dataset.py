@@ -30,7 +30,7 @@ from utils.config import field
 
 @dataclass
 class RacesGenConfig:
-    pool: str = field("all", help="named brick pool (envs/compose/bricks: all, core50); `all` starts with core50")
+    pool: str = field("all", help="named brick pool (envs/compose/bricks: all, base50, core50); `all` starts with base50")
     pool_size: int = field(0, help="use only the first N bricks of the pool (0: all of it); pool=all pool_size=50 "
                                    "is the paper's 50-base-environment setting")
     min_size: int = field(2, help="smallest composition size (paper: paths shorter than 2 are rejected, races line "

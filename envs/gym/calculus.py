@@ -1,9 +1,12 @@
-"""Calculus: antiderivatives and derivatives of random elementary functions (checked with sympy
-in a killable worker process), and the global minimum of an even-degree polynomial.
+"""Calculus: antiderivatives and derivatives of random elementary functions, and the global
+minimum of an even-degree polynomial.
 
 Model output is never eval'ed: an answer must pass a whitelist scan (numbers, x, C, + - * / ^
-parentheses and the named functions) before it reaches sympy's parse_expr, which then runs in
-a worker with a hard wall-clock limit and a memory cap (utils/timeout.py); a timeout scores -1.
+parentheses and the named functions). Then envs/gym/_elementary.py parses it and compares it
+with the reference at sample points in-process (a fraction of a millisecond); what that parser
+does not cover, and answers with no point where both sides are defined, go to sympy's parse_expr
+in a worker with a hard wall-clock limit and a memory cap (utils/timeout.py; about 40 ms an
+answer); a timeout scores -1.
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import math
 import random
 from fractions import Fraction
 
+from envs.gym import _elementary
 from envs.gym.algebra import poly_text
 from envs.gym.base import GymEnv, Retry, ask, tokens, to_float
 from utils.timeout import TimeoutWorker
@@ -123,6 +127,24 @@ def check_derivative(answer: str, function: str) -> bool:
     return same_function(parse(answer), sympy.diff(parse(function), sympy.Symbol("x")))
 
 
+def _graded(answer: str, reference: str, antiderivative: bool) -> float:
+    """The reward for an answer against the reference (F' for an antiderivative, F for a
+    derivative): decided in-process when the fast parser reads both sides and some sample point
+    is usable on both, else by sympy in the worker."""
+    text = scan_expression(answer)  # ValueError (-1) before any parsing
+    try:
+        verdict = _elementary.equal_at_points(_elementary.parse(text), antiderivative,
+                                              _elementary.parse_reference(reference), not antiderivative,
+                                              _elementary.reference_side(reference, not antiderivative))
+    except ValueError:  # a constant exponent above MAX_EXPONENT: unparsable, as parse() has it
+        raise
+    except Exception:  # Unsupported, or anything the fast path did not foresee: sympy decides
+        verdict = None
+    if verdict is not None:
+        return 1.0 if verdict else 0.0
+    return _checked(check_antiderivative if antiderivative else check_derivative, answer, reference)
+
+
 def _checked(fn, answer: str, reference: str) -> float:
     """1 if fn(answer, reference) holds, 0 if not, -1 if unparsable or out of time or memory."""
     scan_expression(answer)  # cheap rejection before the worker round trip
@@ -133,8 +155,11 @@ def _checked(fn, answer: str, reference: str) -> float:
 
 
 def random_function(rng: random.Random, nodes: int):
-    """A random elementary F(x) as an expression tree with exactly `nodes` nodes: leaves x or an
-    integer 1..5, unary sin cos exp log sqrt and ^2 ^3, binary + - * /."""
+    """(F, F') as sympy's text for a random elementary F(x), an expression tree with exactly
+    `nodes` nodes: leaves x or an integer 1..5, unary sin cos exp log sqrt and ^2 ^3, binary
+    + - * /. F' comes from SymPy, as in the paper (rlve line 49: "uses the SymPy Python package to
+    compute its derivative"); differentiating and printing is most of the generation time (about
+    50 records/s at d = 10), so each is done once per draw."""
     import sympy
 
     x = sympy.Symbol("x")
@@ -150,14 +175,18 @@ def random_function(rng: random.Random, nodes: int):
         return rng.choice(binary)(tree(left), tree(k - 1 - left))
 
     f = tree(nodes)
-    if x not in f.free_symbols or sympy.diff(f, x) == 0 or f.has(sympy.zoo, sympy.nan):
+    if x not in f.free_symbols or f.has(sympy.zoo, sympy.nan):
         raise Retry
+    df = sympy.diff(f, x)
+    if df == 0:
+        raise Retry
+    text, dtext = str(f), str(df)
     try:  # F and F' must print in the answer syntax (no I, Abs, ...), or the checker could not read them
-        scan_expression(str(f))
-        scan_expression(str(sympy.diff(f, x)))
+        scan_expression(text)
+        scan_expression(dtext)
     except ValueError:
         raise Retry from None
-    return f
+    return text, dtext
 
 
 FORMAT = ("Write it as an expression in x using numbers, + - * / ^, parentheses and the functions "
@@ -178,17 +207,15 @@ class Integral(GymEnv):
         return difficulty + 2
 
     def build(self, rng, difficulty):
-        import sympy
-
-        f = random_function(rng, self.size(difficulty))
-        return {"derivative": str(sympy.diff(f, sympy.Symbol("x")))}, str(f)
+        f, df = random_function(rng, self.size(difficulty))
+        return {"derivative": df}, f
 
     def prompt(self, problem):
         return ask(f"Find a function F(x) whose derivative is\n\nF'(x) = {problem['derivative'].replace('**', '^')}\n\n"
                    "(Any antiderivative is accepted; the constant of integration may be omitted.)", FORMAT)
 
     def reward(self, problem, answer):
-        return _checked(check_antiderivative, answer, problem["derivative"])
+        return _graded(answer, problem["derivative"], antiderivative=True)
 
 
 class Derivative(GymEnv):
@@ -203,16 +230,14 @@ class Derivative(GymEnv):
         return difficulty + 2
 
     def build(self, rng, difficulty):
-        import sympy
-
-        f = random_function(rng, self.size(difficulty))
-        return {"function": str(f)}, str(sympy.diff(f, sympy.Symbol("x")))
+        f, df = random_function(rng, self.size(difficulty))
+        return {"function": f}, df
 
     def prompt(self, problem):
         return ask(f"Differentiate with respect to x:\n\nF(x) = {problem['function'].replace('**', '^')}", FORMAT)
 
     def reward(self, problem, answer):
-        return _checked(check_derivative, answer, problem["function"])
+        return _graded(answer, problem["function"], antiderivative=False)
 
 
 def _horner(coeffs: list[int], x):

@@ -10,6 +10,18 @@ from __future__ import annotations
 
 from envs.gym.base import GymEnv, ask, int_grid, lines
 
+_PLAIN = b"0123456789 \t\r\n,"
+_DIGIT_AS_D = bytes.maketrans(b"0123456789", b"d" * 10)
+
+
+def _plain(answer: str) -> bool:
+    """Only decimal tokens of at most 9 digits (exact in int64) separated by whitespace or commas
+    (bytes.translate: C speed on a 55 kB answer, where a regex scan took most of the score)."""
+    if not answer.isascii():
+        return False
+    raw = answer.encode()
+    return not raw.translate(None, _PLAIN) and b"d" * 10 not in raw.translate(_DIGIT_AS_D)
+
 
 def _blocks(rng, count: int, width: int) -> list[int]:
     """Shuffle `count` groups of `width` consecutive indices, and the indices inside each group."""
@@ -65,6 +77,32 @@ class Sudoku(GymEnv):
                    f"Give the completed grid: {n} lines of {n} numbers separated by spaces.")
 
     def reward(self, problem, answer):
+        if _plain(answer):  # the usual answer: checked with numpy
+            return self._reward_plain(problem, answer)
+        return self._reward_exact(problem, answer)
+
+    def _reward_plain(self, problem, answer):
+        """The reward of _reward_exact for an answer of plain decimal tokens, with numpy: the
+        rules are sorted rows, columns and boxes (a 132x132 grid at d = 10 has 17,424 cells)."""
+        import numpy as np
+
+        nr, nc, puzzle = problem["box_rows"], problem["box_cols"], problem["puzzle"]
+        n = nr * nc
+        # plain tokens of <= 9 digits separated by whitespace: fromstring reads them exactly
+        rows = [np.fromstring(line, dtype=np.int64, sep=" ")
+                for line in answer.replace(",", " ").splitlines() if line.strip()]
+        if len(rows) != n or any(len(r) != n for r in rows):
+            return -1.0
+        grid = np.stack(rows)
+        given = np.array(puzzle, dtype=np.int64)
+        if (grid[given != 0] != given[given != 0]).any():
+            return 0.0
+        full = np.arange(1, n + 1)
+        boxes = grid.reshape(nc, nr, nr, nc).transpose(0, 2, 1, 3).reshape(n, n)  # band, stack
+        ok = all((np.sort(g, axis=1) == full).all() for g in (grid, grid.T, boxes))
+        return 1.0 if ok else 0.0
+
+    def _reward_exact(self, problem, answer):
         nr, nc, puzzle = problem["box_rows"], problem["box_cols"], problem["puzzle"]
         n = nr * nc
         grid = int_grid(answer, n, n)

@@ -20,9 +20,11 @@ solvable one line at a time, without guessing, which also proves its solution un
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, reduce
+from operator import and_, or_
 
 import numpy as np
 
@@ -48,6 +50,11 @@ class PatternPuzzle:
     @cached_property
     def lengths(self) -> tuple[int, ...]:
         return (self.width,) * self.height + (self.height,) * self.width
+
+    @cached_property
+    def placements(self) -> tuple:
+        """Per line, _placements(clue, length): the starting candidates of _propagate."""
+        return tuple(_placements(clue, n) for clue, n in zip(self.lines, self.lengths))
 
     @cached_property
     def line_solved(self) -> tuple[bool, tuple]:
@@ -143,6 +150,30 @@ def solve_line(clue: tuple[int, ...], n: int, filled: int, empty: int) -> tuple[
     return full & ~(can_empty >> 1), full & ~(can_fill >> 1)
 
 
+PLACEMENT_LIMIT = 512  # a line with more placements than this is solved by solve_line instead
+
+
+@lru_cache(maxsize=1 << 14)  # the generator meets the same clues again and again
+def _placements(clue: tuple[int, ...], n: int) -> tuple[tuple[int, ...], int, int] | None:
+    """(every placement of the clue's runs in n cells as a mask of filled cells, the cells filled
+    in all of them, the cells filled in any), or None when there are more than PLACEMENT_LIMIT.
+    Filtering such a list by the known cells is a complete line solver too, and on the short
+    lines of the ladder's sizes several times faster than solve_line's dynamic programme."""
+    k = len(clue)
+    slack = n - sum(clue) - max(k - 1, 0)
+    if slack < 0:
+        return (), (1 << n) - 1, 0
+    if math.comb(slack + k, k) > PLACEMENT_LIMIT:
+        return None
+    partial = [(0, 0)]  # (mask of the runs placed so far, first cell the next run may use)
+    for g, length in enumerate(clue):
+        last = n - length - (sum(clue[g + 1:]) + k - g - 1)  # leave room for the later runs
+        block = (1 << length) - 1
+        partial = [(m | block << s, s + length + 1) for m, lo in partial for s in range(lo, last + 1)]
+    masks = tuple(m for m, _ in partial)
+    return masks, reduce(and_, masks), reduce(or_, masks)
+
+
 # ------------------------------------------------------------------ whole-grid propagation
 #
 # Lines 0..H-1 are the rows (bit c = column c), lines H..H+W-1 the columns (bit r = row r).
@@ -150,12 +181,14 @@ def solve_line(clue: tuple[int, ...], n: int, filled: int, empty: int) -> tuple[
 # in step.
 
 
-def _propagate(puzzle: PatternPuzzle, known_f: list[int], known_e: list[int], dirty: int,
+def _propagate(puzzle: PatternPuzzle, known_f: list[int], known_e: list[int], cands: list, dirty: int,
                trace: list | None = None) -> bool:
     """Re-solve dirty lines (bit i of `dirty`: line i) until nothing changes; False on a
     contradiction. Sweeps rows then columns in order (the next dirty line after the last one
     solved, else a new sweep from line 0), so the trace reads naturally. Appends (line, new
-    filled, new empty)."""
+    filled, new empty). cands[i] is line i's placements that agree with its known cells (see
+    _placements; narrowed in place of the list, whose tuples are never changed, so copying the
+    list copies the state), or None for a line solve_line handles."""
     clues, lengths = puzzle.lines, puzzle.lengths
     h = puzzle.height
     pos = 0
@@ -166,13 +199,29 @@ def _propagate(puzzle: PatternPuzzle, known_f: list[int], known_e: list[int], di
         dirty ^= low
         pos = i + 1
         f, e = known_f[i], known_e[i]
-        forced = solve_line(clues[i], lengths[i], f, e)
-        if forced is None:
-            return False
-        new_f, new_e = forced[0] & ~f, forced[1] & ~e
+        cand = cands[i]
+        if cand is None:
+            forced = solve_line(clues[i], lengths[i], f, e)
+            if forced is None:
+                return False
+            always, never = forced
+        else:
+            masks, always, ever = cand
+            known = f | e
+            if known:
+                kept = [p for p in masks if p & known == f]
+                if len(kept) != len(masks):
+                    if not kept:
+                        return False
+                    always, ever = reduce(and_, kept), reduce(or_, kept)
+                    cands[i] = kept, always, ever
+            elif not masks:  # the clue does not fit the line
+                return False
+            never = ((1 << lengths[i]) - 1) & ~ever
+        new_f, new_e = always & ~f, never & ~e
         if not new_f | new_e:
             continue
-        known_f[i], known_e[i] = forced
+        known_f[i], known_e[i] = always, never
         if trace is not None:
             trace.append((i, new_f, new_e))
         # the crossing lines: a row's new cells are columns h + c, a column's are rows r
@@ -201,18 +250,18 @@ def _count_known(known_f: list[int], known_e: list[int], h: int) -> int:
     return sum((known_f[r] | known_e[r]).bit_count() for r in range(h))
 
 
-def _assume(puzzle: PatternPuzzle, known_f: list[int], known_e: list[int], r: int, c: int,
-            fill: bool) -> tuple[list[int], list[int]] | None:
+def _assume(puzzle: PatternPuzzle, known_f: list[int], known_e: list[int], cands: list, r: int, c: int,
+            fill: bool) -> tuple[list[int], list[int], list] | None:
     """The state after setting cell (r, c) and propagating, or None on a contradiction."""
     h = puzzle.height
-    known_f, known_e = known_f[:], known_e[:]
+    known_f, known_e, cands = known_f[:], known_e[:], cands[:]
     target = known_f if fill else known_e
     target[r] |= 1 << c
     target[h + c] |= 1 << r
-    return (known_f, known_e) if _propagate(puzzle, known_f, known_e, 1 << r | 1 << (h + c)) else None
+    return (known_f, known_e, cands) if _propagate(puzzle, known_f, known_e, cands, 1 << r | 1 << (h + c)) else None
 
 
-def _probe(puzzle: PatternPuzzle, known_f: list[int], known_e: list[int]) -> list:
+def _probe(puzzle: PatternPuzzle, known_f: list[int], known_e: list[int], cands: list) -> list:
     """Try every undecided cell both ways until nothing more is forced (a value that leads to a
     contradiction fixes the other). Returns the states to search next: none on a contradiction,
     the state itself once complete, else both outcomes of the cell whose weaker outcome decides
@@ -225,19 +274,19 @@ def _probe(puzzle: PatternPuzzle, known_f: list[int], known_e: list[int]) -> lis
             for c in range(w):
                 if (known_f[r] | known_e[r]) >> c & 1:
                     continue
-                filled = _assume(puzzle, known_f, known_e, r, c, True)
-                empty = _assume(puzzle, known_f, known_e, r, c, False)
+                filled = _assume(puzzle, known_f, known_e, cands, r, c, True)
+                empty = _assume(puzzle, known_f, known_e, cands, r, c, False)
                 if filled is None and empty is None:
                     return []
                 if filled is None or empty is None:
-                    known_f, known_e = filled or empty
+                    known_f, known_e, cands = filled or empty
                     forced = True
                     continue
-                score = min(_count_known(*filled, h), _count_known(*empty, h))
+                score = min(_count_known(*filled[:2], h), _count_known(*empty[:2], h))
                 if score > best_score:
                     best, best_score = [filled, empty], score
         if not forced:  # so `best` was scored against the final state
-            return best or [(known_f, known_e)]
+            return best or [(known_f, known_e, cands)]
 
 
 def _search(puzzle: PatternPuzzle, max_solutions: int) -> list[list[str]]:
@@ -245,17 +294,17 @@ def _search(puzzle: PatternPuzzle, max_solutions: int) -> list[list[str]]:
     search would overflow Python's recursion limit."""
     w, h = puzzle.width, puzzle.height
     n_lines = w + h
-    root = ([0] * n_lines, [0] * n_lines)
+    root = ([0] * n_lines, [0] * n_lines, list(puzzle.placements))
     if not _propagate(puzzle, *root, (1 << n_lines) - 1):
         return []
     found: list[list[str]] = []
     stack = [root]
     while stack and len(found) < max_solutions:
-        known_f, known_e = stack.pop()
+        known_f, known_e, cands = stack.pop()
         if _count_known(known_f, known_e, h) == w * h:
             found.append(_row_strings(known_f[:h], w))
         else:
-            stack += _probe(puzzle, known_f, known_e)[::-1]  # the filled branch is popped first
+            stack += _probe(puzzle, known_f, known_e, cands)[::-1]  # the filled branch is popped first
     return found
 
 
@@ -263,7 +312,7 @@ def _line_solve(puzzle: PatternPuzzle, trace: list | None = None) -> bool:
     """True if line deductions alone fill the whole grid (a proof of a unique solution)."""
     n_lines = puzzle.width + puzzle.height
     known_f, known_e = [0] * n_lines, [0] * n_lines
-    if not _propagate(puzzle, known_f, known_e, (1 << n_lines) - 1, trace):
+    if not _propagate(puzzle, known_f, known_e, list(puzzle.placements), (1 << n_lines) - 1, trace):
         return False
     full = (1 << puzzle.width) - 1
     return all(known_f[r] | known_e[r] == full for r in range(puzzle.height))
@@ -272,19 +321,9 @@ def _line_solve(puzzle: PatternPuzzle, trace: list | None = None) -> bool:
 # ------------------------------------------------------------------ generator
 
 
-def _mean3(lines: list[list[float]]) -> list[list[float]]:
-    """Each value averaged with its neighbours in the lines before and after (one neighbour at
-    the ends). Sums are formed as (self + before) + after, as in _mean3_np, so the floats are
-    the same to the last bit."""
-    out = [[(x + y) / 2 for x, y in zip(lines[0], lines[1])]]
-    for before, line, after in zip(lines, lines[1:], lines[2:]):
-        out.append([(x + u + d) / 3 for u, x, d in zip(before, line, after)])
-    out.append([(x + u) / 2 for u, x in zip(lines[-2], lines[-1])])
-    return out
-
-
 def _mean3_np(a: np.ndarray) -> np.ndarray:
-    """_mean3 along axis 0 of an array."""
+    """Each value averaged with its neighbours in the rows before and after it (one neighbour at
+    the ends), summed as (self + before) + after, as Tatham's loop adds them up."""
     s = a.copy()
     s[1:] += a[:-1]
     s[:-1] += a[1:]
@@ -296,31 +335,52 @@ def _mean3_np(a: np.ndarray) -> np.ndarray:
 SMALL_GRID = 100  # cells; below this plain lists beat numpy, whose calls cost more than the work
 
 
-def _smoothed_grid(rng: random.Random, w: int, h: int) -> list[int]:
+def _smoothed_grid(rng: random.Random, w: int, h: int) -> tuple[list[int], list[int]]:
     """Tatham's picture: noise, one 3x3 mean pass (clipped at the border), then the cells at or
-    above the median are filled. Rows as bitmasks. The clipped 3x3 mean is separable: a mean
-    down the columns, then along the rows. A side of 2 is not averaged (its two cells would
-    become equal), and a side of 1 has nothing to average. Both paths give the same grid."""
-    noise = list(itertools.starmap(rng.random, itertools.repeat((), w * h)))
-    if w * h > SMALL_GRID:
-        a = np.array(noise).reshape(h, w)
+    above the median are filled. Returns (rows, columns) as bitmasks (bit c of a row is column c,
+    bit r of a column is row r). The clipped 3x3 mean is separable: a mean down the columns,
+    then along the rows. A side of 2 is not averaged (its two cells would become equal), and a
+    side of 1 has nothing to average. Both paths give the same grid, to the last bit of every
+    float (sums formed in the same order)."""
+    n = w * h
+    a = list(itertools.starmap(rng.random, itertools.repeat((), n)))
+    if n > SMALL_GRID:
+        a = np.array(a).reshape(h, w)
         if h > 2:
             a = _mean3_np(a)
         if w > 2:
             a = _mean3_np(a.T).T
-        index = w * h // 2 + (rng.randrange(2) if w & h & 1 else 0)  # odd count: just under or over half
-        packed = np.packbits(a >= np.sort(a, axis=None)[index], axis=1, bitorder="little")
-        return [int.from_bytes(row.tobytes(), "little") for row in packed]
-    rows = [noise[r * w:(r + 1) * w] for r in range(h)]
-    if h > 2:
-        rows = _mean3(rows)
-    if w > 2:  # the same along each row
-        rows = [[(r[0] + r[1]) / 2, *[(x + u + d) / 3 for u, x, d in zip(r, r[1:], r[2:])], (r[-1] + r[-2]) / 2]
-                for r in rows]
-    index = w * h // 2 + (rng.randrange(2) if w & h & 1 else 0)
-    at_least = sorted(itertools.chain.from_iterable(rows))[index].__le__  # threshold <= x
-    bits = [1 << c for c in range(w)]
-    return [sum(itertools.compress(bits, map(at_least, row))) for row in rows]
+        index = n // 2 + (rng.randrange(2) if w & h & 1 else 0)  # odd count: just under or over half
+        filled = a >= np.sort(a, axis=None)[index]
+        rows = np.packbits(filled, axis=1, bitorder="little")
+        cols = np.packbits(filled, axis=0, bitorder="little").T
+        return ([int.from_bytes(row.tobytes(), "little") for row in rows],
+                [int.from_bytes(col.tobytes(), "little") for col in cols])
+    # the same on one flat list, row after row
+    if h > 2:  # down the columns: the top row, the middle rows, the bottom row
+        a = ([(x + d) / 2 for x, d in zip(a, a[w:2 * w])]
+             + [(x + u + d) / 3 for u, x, d in zip(a, a[w:], a[2 * w:])]
+             + [(x + u) / 2 for u, x in zip(a[n - 2 * w:], a[n - w:])])
+    if w > 2:  # along the rows; the values computed across the end of a row are overwritten
+        b = [0.0, *[(x + u + d) / 3 for u, x, d in zip(a, a[1:], a[2:])], 0.0]
+        for end in range(w - 1, n, w):
+            b[end - w + 1] = (a[end - w + 1] + a[end - w + 2]) / 2
+            b[end] = (a[end] + a[end - 1]) / 2
+        a = b
+    index = n // 2 + (rng.randrange(2) if w & h & 1 else 0)
+    # b"1" where threshold <= x, else b"0"; the last cell first, so a line reads as a binary number
+    filled = bytes(map(sorted(a)[index].__le__, a)).translate(_DIGITS)[::-1]
+    return ([int(filled[n - w - s:n - s], 2) for s in range(0, n, w)],
+            [int(filled[w - 1 - c::w], 2) for c in range(w)])
+
+
+_DIGITS = bytes.maketrans(b"\x00\x01", b"01")
+
+
+@lru_cache(maxsize=1 << 16)
+def _runs_of_bits(bits: int) -> tuple[int, ...]:
+    """runs_of for a line given as a bitmask (bit 0 first)."""
+    return tuple(len(run) for run in format(bits, "b")[::-1].split("0") if run)
 
 
 def _has_plain_line(rows: list[int], w: int, h: int) -> bool:
@@ -431,14 +491,12 @@ One line per row, top to bottom; each line has one character per column, left to
                    level: str | None) -> tuple[PatternPuzzle, list[str]]:
         _check_size(width, height)
         while True:
-            rows = _smoothed_grid(rng, width, height)
+            rows, cols = _smoothed_grid(rng, width, height)
             if _has_plain_line(rows, width, height):
                 continue
-            grid = _row_strings(rows, width)
-            puzzle = PatternPuzzle(width, height, tuple(runs_of("".join(col)) for col in zip(*grid)),
-                                   tuple(runs_of(row) for row in grid))
+            puzzle = PatternPuzzle(width, height, tuple(map(_runs_of_bits, cols)), tuple(map(_runs_of_bits, rows)))
             if puzzle.line_solved[0]:
-                return puzzle, grid
+                return puzzle, _row_strings(rows, width)
 
     def is_solution(self, puzzle: PatternPuzzle, grid: list[str]) -> bool:
         if not isinstance(grid, (list, tuple)) or len(grid) != puzzle.height:

@@ -38,7 +38,7 @@ import bisect
 import random
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from envs.puzzles.grid import PuzzleEnv
 
@@ -170,8 +170,9 @@ class _Maze:
             for r, c, before in visits:
                 s = shift.setdefault(index[(r, c)], [0, 0, 0])
                 from_a, from_b = before > 0, before < mirrors  # behind a mirror, seen from each end
-                for t, seen_a, seen_b in ((0, from_a, from_b), (1, not from_a, not from_b), (2, True, True)):
-                    s[t] += seen_a * side + seen_b
+                s[0] += from_a * side + from_b  # a ghost is seen behind a mirror
+                s[1] += (not from_a) * side + (not from_b)  # a vampire in front of them all
+                s[2] += side + 1  # a zombie always
             cells = tuple(shift)
             shifts = tuple(tuple(shift[c]) for c in cells)
             options = tuple(_options(sh) for sh in shifts)
@@ -196,9 +197,9 @@ class _Maze:
         """(totals, edge numbers) of a filled board given as one-monster domains."""
         clues = [0] * (2 * len(self.lines))
         for ln in self.lines:
-            state = sum(sh[dom[c].bit_length() - 1] for c, sh in zip(ln.cells, ln.shifts))
+            state = sum([sh[dom[c].bit_length() - 1] for c, sh in zip(ln.cells, ln.shifts)])
             clues[ln.a], clues[ln.b] = divmod(state, ln.side)
-        return tuple(dom.count(1 << t) for t in range(3)), tuple(clues)
+        return (dom.count(G), dom.count(V), dom.count(Z)), tuple(clues)
 
     def start(self) -> list[int]:
         return [FULL if f == "." else 1 << MONSTERS.index(f) for f in self.fixed]
@@ -214,6 +215,7 @@ class _Maze:
         return ["".join(r) for r in rows]
 
 
+@lru_cache(maxsize=1 << 14)  # mazes of one size share most shift triples
 def _options(sh: tuple[int, int, int]) -> tuple:
     """(monster, shift) pairs allowed by each domain 0..7."""
     g, v, z = (0, sh[0]), (1, sh[1]), (2, sh[2])
@@ -235,7 +237,8 @@ def _support(ln: _Line, goal: int, dom: list[int], caps: list[int]) -> list[tupl
     appear in some filling reaching the goal state within the caps); None if no filling does.
 
     Shifts add up, so settled cells only move the goal and the pass runs over open cells."""
-    if goal < 0 or min(caps) < 0:
+    least = min(caps)
+    if goal < 0 or least < 0:
         return None
     cells, row, allows = [], [], 0
     for c, opts in zip(ln.cells, ln.options):
@@ -252,7 +255,7 @@ def _support(ln: _Line, goal: int, dom: list[int], caps: list[int]) -> list[tupl
     if not n_open:
         return [] if goal == 0 else None
     final = 1 << goal
-    if min(caps) < n_open:  # a remaining total may bind: count the types that can run out
+    if least < n_open:  # a remaining total may bind: count the types that can run out
         extra, size = [0, 0, 0], ln.side * ln.side
         for t in range(3):
             if caps[t] < n_open and caps[t] < allows >> (8 * t) & 255:
@@ -308,7 +311,6 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
             goal = goals[li]
             if not ln.cells and goal == 0:
                 continue
-            stale[li] = False
             support = _support(ln, goal, dom, caps)
             if support is None:
                 return depth + 1, False
@@ -326,6 +328,10 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
                         stale[first:] = everything[first:]
                         if log is not None:
                             log.append((ln, c, dom[c]))
+            # what the line itself changed cannot change its own answer (the deduction is exact:
+            # every filling it kept is still allowed, and a settled cell's monster moves from the
+            # open cells to the spent totals), so only other lines' changes make it stale
+            stale[li] = False
         depth += 1
         if not changed or all(not d & (d - 1) for d in dom):
             return depth, True

@@ -26,7 +26,10 @@ def train(tmp_path, tiny64, name: str, *extra: str, launcher: tuple = ()):
 
 
 def test_rl_steps_sync_the_engine_every_step(tmp_path, tiny64):
-    rows, r = train(tmp_path, tiny64, "sync", "rl.engine.enable_sleep_mode=true")
+    # at temperature 0.7: the engine reports log-probs of the distribution it sampled from
+    # (logprobs_mode=processed_logprobs), which the trainer recomputes; vLLM's default, the raw
+    # temperature-1 log-probs, would put the gap near 0.3 here
+    rows, r = train(tmp_path, tiny64, "sync", "rl.engine.enable_sleep_mode=true", "rl.temperature=0.7")
     assert "no sleep mode on cpu" in r.stderr  # requested, not available on this backend: said once
     gaps = [m["behaviour_logp_gap"] for m in rows]
     assert all(g is not None and g < GAP for g in gaps), gaps
@@ -52,8 +55,9 @@ def test_lora_merged_weights_reach_the_engine(tmp_path, tiny64):
 
 def test_async_rollouts_generate_in_a_thread(tmp_path, tiny64):
     """One step off-policy: step t+1's rollouts are generated while step t trains, after the sync
-    of step t's weights. (The gap metric compares the behaviour log-probs with themselves here.)"""
-    rows, _ = train(tmp_path, tiny64, "async", "rl.async_rollouts=true")
+    of step t's weights. (The gap metric compares the behaviour log-probs with themselves here.)
+    At temperature 0.7, which async takes with vLLM now that its log-probs are at the temperature."""
+    rows, _ = train(tmp_path, tiny64, "async", "rl.async_rollouts=true", "rl.temperature=0.7")
     assert all(m["trained_frac"] > 0 for m in rows) and len({m["reward_mean"] for m in rows}) > 1
 
 
