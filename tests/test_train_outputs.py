@@ -135,6 +135,14 @@ def test_training_curves_integer_difficulty_and_legends_beside_the_panels(tmp_pa
             legend = ax.get_legend().get_window_extent(renderer)
             assert not any(_boxes_overlap(legend, box) for box in labels), ax.get_title()
             assert not any(_boxes_overlap(legend, other.get_window_extent(renderer)) for other in panels.values())
+    # 64 envs (configs/paper/rlve_envs_64.yaml): no legend taller than the figure ("tight layout not applied")
+    import warnings
+
+    many = [{"step": s, "reward_mean": 0.1, **{f"difficulty/env{i}": s // 2 for i in range(64)}} for s in range(1, 4)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = training_curves(many, tmp_path / "many.png")
+    assert any(ax.get_title().endswith("(64 envs)") for ax in fig.axes)
 
 
 def test_demo_summary_compares_the_models_and_reports_the_controller(tmp_path):
