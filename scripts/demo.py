@@ -53,11 +53,33 @@ def main() -> None:
     run("analyze.py", "--config", "configs/analyze/default.yaml", "name=demo",
         "inputs=[runs/demo/eval_sft/samples.jsonl,runs/demo/eval_gspo/samples.jsonl]", "names=[sft,gspo]",
         "compare=runs/demo/compare-eval_sft-eval_gspo/compare.json")
-    print("\n" + summary(ROOT / "runs/demo/eval_sft", ROOT / "runs/demo/eval_gspo", ROOT / "runs/smoke/gspo_novelty",
-                          ROOT / "runs/demo/summary.md", TIMINGS))
-    print("\nLook at: runs/demo/summary.md, runs/smoke/sft and runs/smoke/gspo_novelty (curves.png, metrics.jsonl, "
-          "checkpoints), runs/demo/eval_*/results.json and passk.png, runs/demo/compare-eval_sft-eval_gspo/, "
+    sft, rl = ROOT / "runs/demo/eval_sft", ROOT / "runs/demo/eval_gspo"
+    heldout_figure(sft, rl, ROOT / "runs/demo/sft_vs_rl.png")
+    print("\n" + summary(sft, rl, ROOT / "runs/smoke/gspo_novelty", ROOT / "runs/demo/summary.md", TIMINGS))
+    print("\nLook at: runs/demo/summary.md and sft_vs_rl.png (held-out pass@k of both models), "
+          "runs/smoke/gspo_novelty/curves.png (reward, accuracy, the controller's difficulty), runs/smoke/sft, "
+          "runs/demo/eval_*/ (results.json, per_problem.csv, samples.jsonl), runs/demo/compare-eval_sft-eval_gspo/, "
           "runs/demo/analysis/summary.md, runs/demo/data/ (puzzles)")
+
+
+def heldout_figure(sft: Path, rl: Path, out: Path) -> None:
+    """pass@k of both models on every held-out split, with the bootstrap bands results.json holds."""
+    from utils.plots import passk_curves
+
+    curves, bands = {}, {}
+    for name, run_dir in (("SFT", sft), ("RL", rl)):
+        for bench, entry in json.loads((run_dir / "results.json").read_text())["benchmarks"].items():
+            for split, metrics in entry["splits"].items():
+                label = f"{name}: {split if split.startswith(bench) else f'{bench} {split}'}"
+                ks = {int(m.split("@")[1]): v for m, v in metrics.items() if m.startswith("pass@")}
+                curves[label] = {k: v["mean"] for k, v in ks.items()}
+                bands[label] = {k: tuple(v["ci95"]) for k, v in ks.items()}
+    passk_curves(curves, out, title="held-out problems: SFT vs RL", bands=bands)
+
+
+def shown(path: Path) -> str:
+    """A path as the user typed it: relative to the repository when inside it."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def per_problem(run: Path) -> dict[tuple[str, str], dict[str, tuple[int, int]]]:
@@ -101,12 +123,15 @@ def summary(sft: Path, rl: Path, rl_run: Path, out: Path, timings: list[tuple[st
                 lines.append(f"| {bench} | {split} | {len(pa.get((bench, split), {}))} | {metric} | {v['mean']:.3f} "
                              f"[{v['ci95'][0]:.2f}, {v['ci95'][1]:.2f}] | {w['mean']:.3f} [{w['ci95'][0]:.2f}, "
                              f"{w['ci95'][1]:.2f}] | {diff} |")
+    figure = out.parent / "sft_vs_rl.png"
+    if figure.is_file():
+        lines += ["", f"Figure: {shown(figure)} (pass@k of both models per split, with the bands)."]
     lines += ["", "pass@1, RL against SFT (better / worse: the paired interval excludes 0):", ""]
     lines += [f"- {v}" for v in verdicts]
     k = max(1, min(5, len(rows) // 4))
     mean = lambda key, part: sum(r[key] for r in part) / len(part)  # noqa: E731
     lines += ["", f"RL training ({rl_run.name}, {len(rows)} steps; first and last {k} steps' means; curves in "
-              f"{rl_run / 'curves.png'}):", ""]
+              f"{shown(rl_run / 'curves.png')}):", ""]
     for key in ("reward_mean", "accuracy"):
         lines.append(f"- {key}: {mean(key, rows[:k]):.3f} -> {mean(key, rows[-k:]):.3f}")
     for key in sorted(x for x in rows[-1] if x.startswith("difficulty/")):

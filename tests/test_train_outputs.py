@@ -135,6 +135,14 @@ def test_training_curves_integer_difficulty_and_legends_beside_the_panels(tmp_pa
             legend = ax.get_legend().get_window_extent(renderer)
             assert not any(_boxes_overlap(legend, box) for box in labels), ax.get_title()
             assert not any(_boxes_overlap(legend, other.get_window_extent(renderer)) for other in panels.values())
+    # 64 envs (configs/paper/rlve_envs_64.yaml): no legend taller than the figure ("tight layout not applied")
+    import warnings
+
+    many = [{"step": s, "reward_mean": 0.1, **{f"difficulty/env{i}": s // 2 for i in range(64)}} for s in range(1, 4)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = training_curves(many, tmp_path / "many.png")
+    assert any(ax.get_title().endswith("(64 envs)") for ax in fig.axes)
 
 
 def test_demo_summary_compares_the_models_and_reports_the_controller(tmp_path):
@@ -169,3 +177,27 @@ def test_demo_summary_compares_the_models_and_reports_the_controller(tmp_path):
     assert "difficulty/sorting (adaptive controller, top of the window): 0 at step 1, 2 at most, 2 at the end" in text
     assert "| train.py configs/x.yaml | 12.0 | 30.0 |" in text
     assert (tmp_path / "summary.md").read_text() == text
+
+
+def test_demo_settings_measure_what_the_summary_claims():
+    # the demo compares SFT and RL on held-out problems at the temperature RL samples at, per
+    # difficulty, with the adaptive controller on; these settings live in four files that must agree
+    from evaluate import EvalConfig
+    from generate import GenerateConfig
+    from train import TrainConfig
+    from utils.config import load_or_raise
+
+    root = Path(__file__).resolve().parents[1]
+    demo = (root / "scripts" / "demo.py").read_text()
+    data = load_or_raise(GenerateConfig, ["--config", str(root / "configs/smoke/data.yaml")])
+    ev = load_or_raise(EvalConfig, ["--config", str(root / "configs/eval/demo.yaml")], validate=False)
+    rl = load_or_raise(TrainConfig, ["--config", str(root / "configs/smoke/gspo_novelty.yaml")], validate=False)
+    sft = load_or_raise(TrainConfig, ["--config", str(root / "configs/smoke/sft.yaml")], validate=False)
+    assert all(f"configs/{p}" in demo for p in ("smoke/data.yaml", "eval/demo.yaml", "smoke/gspo_novelty.yaml",
+                                               "smoke/sft.yaml"))
+    assert ev.temperature == rl.rl.temperature and ev.n >= 8 and 1 in ev.k
+    assert [(b.kind, b.path, b.split) for b in ev.benchmarks] == [("env", data.out, "test")]
+    assert rl.data.adaptive.enabled and rl.model == f"{sft.out_dir}/{sft.name}/final"
+    trained = {e.difficulty for e in data.splits["train"]}
+    held_out = {e.difficulty for e in data.splits["test"]}
+    assert held_out & trained and held_out - trained  # the training difficulty and a harder one

@@ -185,6 +185,9 @@ CURVE_PANELS = [
 ]
 
 
+MAX_LEGEND = 12  # a panel with more lines (one per env) goes without a legend
+
+
 def training_curves(rows: list[dict], path: str | Path, title: str = "training"):
     """metrics.jsonl rows -> one small panel per quantity present (reward, accuracy, length, KL and
     clip fractions, per-env difficulty with integer ticks, ...), step on the x axis. Returns the
@@ -216,7 +219,9 @@ def training_curves(rows: list[dict], path: str | Path, title: str = "training")
             ax.ticklabel_format(axis="y", style="sci", scilimits=(-2, 2))
         ax.grid(alpha=0.3)
         ax.tick_params(labelsize=7)
-        if len(found) > 1 or per_env:  # beside the axes, never over the lines or the tick labels
+        if len(found) > MAX_LEGEND:  # 64 envs: a legend taller than the panel breaks the layout
+            ax.set_title(f"{name} ({len(found)} envs)", fontsize=9)
+        elif len(found) > 1 or per_env:  # beside the axes, never over the lines or the tick labels
             ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, frameon=False)
     for ax in list(axes.flat)[len(panels):]:
         ax.axis("off")
