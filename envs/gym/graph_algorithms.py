@@ -13,6 +13,7 @@ from collections import deque
 from envs.gym.base import COUNT_FORMAT, INT_FORMAT, CountEnv, GymEnv, IntEnv, Retry, ask, index_set, int_list, \
     jaccard, matches, share, to_int
 from envs.gym.graphs import _connected_graph, _edge_lines, _random_pairs
+from envs.gym.np_complete import Sat
 
 LABEL_FORMAT = ("Give {n} integers separated by spaces: for each vertex 0..{last}, a label of its component "
                 "(vertices share a label exactly when they are in the same component), e.g. <answer>0 0 1 0 2</answer>.")
@@ -191,7 +192,7 @@ class BellmanFord(GymEnv):
         return matches(got, problem["dist"])
 
 
-class TwoSat(GymEnv):
+class TwoSat(Sat):
     """2-SAT with a planted assignment (classical algorithms: polynomial by implication-graph
     components). d: n = d + 4 variables, 3n clauses of two literals, each satisfied by the
     planted assignment. Reward: -1 unparsable, -0.5 wrong length or a value other than 0/1, 1
@@ -199,31 +200,7 @@ class TwoSat(GymEnv):
 
     name = "two_sat"
     category = "algorithms"
-
-    def size(self, difficulty):
-        return difficulty + 4
-
-    def build(self, rng, difficulty):
-        n = self.size(difficulty)
-        truth = [rng.randint(0, 1) for _ in range(n)]
-        clauses = []
-        while len(clauses) < 3 * n:
-            lits = [(v + 1) * rng.choice((1, -1)) for v in rng.sample(range(n), 2)]
-            if any((l > 0) == bool(truth[abs(l) - 1]) for l in lits):
-                clauses.append(lits)
-        return {"n": n, "clauses": clauses}, " ".join(map(str, truth))
-
-    def prompt(self, problem):
-        n = problem["n"]
-        text = "\n".join("(" + " OR ".join(f"x{l}" if l > 0 else f"NOT x{-l}" for l in c) + ")" for c in problem["clauses"])
-        return ask(f"Find values for the boolean variables x1..x{n} that make every clause true:\n{text}",
-                   f"Give {n} values (1 = true, 0 = false) for x1..x{n}, separated by spaces.")
-
-    def reward(self, problem, answer):
-        vals = int_list(answer)
-        if len(vals) != problem["n"] or any(v not in (0, 1) for v in vals):
-            return -0.5
-        return 1.0 if all(any((l > 0) == bool(vals[abs(l) - 1]) for l in c) for c in problem["clauses"]) else 0.0
+    literals, clauses_per_variable = 2, 3
 
 
 KNIGHT = [(1, 2), (2, 1), (-1, 2), (-2, 1), (1, -2), (2, -1), (-1, -2), (-2, -1)]

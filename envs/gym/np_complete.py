@@ -26,6 +26,7 @@ class Sat(GymEnv):
 
     name = "sat"
     category = "np_complete"
+    literals, clauses_per_variable = 3, 4  # two_sat (graph_algorithms.py) reuses this class with 2, 3
 
     def size(self, difficulty):
         return difficulty + 4
@@ -34,8 +35,8 @@ class Sat(GymEnv):
         n = self.size(difficulty)
         truth = [rng.randint(0, 1) for _ in range(n)]
         clauses = []
-        while len(clauses) < 4 * n:
-            lits = [(v + 1) * rng.choice((1, -1)) for v in rng.sample(range(n), 3)]
+        while len(clauses) < self.clauses_per_variable * n:
+            lits = [(v + 1) * rng.choice((1, -1)) for v in rng.sample(range(n), self.literals)]
             if any((lit > 0) == bool(truth[abs(lit) - 1]) for lit in lits):
                 clauses.append(lits)
         return {"n": n, "clauses": clauses}, " ".join(map(str, truth))
