@@ -13,7 +13,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from envs.gym.base import BELOW_ONE, INT_FORMAT, GymEnv, IntEnv, Retry, ask, index_set, int_list, ratio, to_fraction
-from envs.gym.graphs import _edge_lines, _random_pairs, max_flow_cut
+from envs.gym.graphs import _edge_lines, _flow_network, _random_pairs, max_flow_cut
 
 
 class MinCoinChange(GymEnv):
@@ -210,11 +210,7 @@ class MinCut(GymEnv):
 
     def build(self, rng, difficulty):
         n = self.size(difficulty)
-        walk = [0] + rng.sample(range(1, n - 1), rng.randint(1, n - 2)) + [n - 1]
-        pairs = list(zip(walk, walk[1:]))
-        pairs += _random_pairs(rng, n, 2 * n - len(pairs), directed=True, avoid=pairs)
-        edges = [(u, v, rng.randint(1, 20)) for u, v in pairs]
-        rng.shuffle(edges)
+        edges = _flow_network(rng, n)
         value, side = max_flow_cut(n, edges, 0, n - 1)
         cut = sorted({(u, v) for u, v, _ in edges if u in side and v not in side})
         return {"n": n, "edges": edges, "optimum": value}, _edge_lines(cut)

@@ -19,6 +19,16 @@ def _edge_lines(edges, weighted: bool = False) -> str:
     return "\n".join(f"{e[0]} {e[1]}" + (f" {e[2]}" if weighted else "") for e in edges)
 
 
+def _flow_network(rng, n, top=20):
+    """2n directed edges over n vertices with weights 1..top, including a planted 0 -> n - 1 path."""
+    walk = [0] + rng.sample(range(1, n - 1), rng.randint(1, n - 2)) + [n - 1]
+    pairs = list(zip(walk, walk[1:]))
+    pairs += _random_pairs(rng, n, 2 * n - len(pairs), directed=True, avoid=pairs)
+    edges = [(u, v, rng.randint(1, top)) for u, v in pairs]
+    rng.shuffle(edges)
+    return edges
+
+
 def _random_pairs(rng: random.Random, n: int, count: int, directed: bool, avoid=()) -> list[tuple[int, int]]:
     """`count` distinct random vertex pairs (no loops), none in `avoid`; capped by what exists."""
     seen = {tuple(p) if directed else tuple(sorted(p)) for p in avoid}
@@ -205,12 +215,7 @@ class ShortestPath(GymEnv):
 
     def build(self, rng, difficulty):
         n = self.size(difficulty)
-        mid = rng.sample(range(1, n - 1), rng.randint(1, n - 2))
-        walk = [0] + mid + [n - 1]
-        pairs = list(zip(walk, walk[1:]))
-        pairs += _random_pairs(rng, n, 2 * n - len(pairs), directed=True, avoid=pairs)
-        edges = [(u, v, rng.randint(1, 10)) for u, v in pairs]
-        rng.shuffle(edges)
+        edges = _flow_network(rng, n, top=10)
         adj: dict[int, list] = {}
         for u, v, w in edges:
             adj.setdefault(u, []).append((v, w))
@@ -374,11 +379,7 @@ class MaxFlow(GymEnv):
 
     def build(self, rng, difficulty):
         n = self.size(difficulty)
-        walk = [0] + rng.sample(range(1, n - 1), rng.randint(1, n - 2)) + [n - 1]
-        pairs = list(zip(walk, walk[1:]))
-        pairs += _random_pairs(rng, n, 2 * n - len(pairs), directed=True, avoid=pairs)
-        edges = [(u, v, rng.randint(1, 20)) for u, v in pairs]
-        rng.shuffle(edges)
+        edges = _flow_network(rng, n)
         value = max_flow(n, edges, 0, n - 1)
         return {"n": n, "edges": edges, "flow": value}, str(value)
 
