@@ -17,3 +17,22 @@ def hub_ids_ok(monkeypatch):
     monkeypatch.setattr(modelpath, "_hub_problem", lambda repo_id: None)
     for key in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.setenv(key, "test-key")
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """The tiny local model (utils/tiny.py), built once per test module."""
+    from utils.tiny import build_tiny
+
+    return str(build_tiny(tmp_path_factory.mktemp("tiny") / "model"))
+
+
+@pytest.fixture
+def one_thread():
+    """Two pytest workers on two cores: more torch threads than cores makes OpenMP spin, 10x slower."""
+    import torch
+
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)

@@ -10,16 +10,10 @@ import torch
 
 import envs
 from utils.config import load_or_raise
-from utils.tiny import build_tiny
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = ROOT / "configs" / "paper"
 SIZES = range(2, 7)
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return str(build_tiny(tmp_path_factory.mktemp("tiny") / "model"))
 
 
 def cpu_overrides(tiny: str, out: Path) -> list[str]:

@@ -13,11 +13,6 @@ from utils.engine import Completion, EngineConfig, EngineError, SamplingParams, 
 from utils.tiny import build_tiny
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return str(build_tiny(tmp_path_factory.mktemp("tiny") / "model"))
-
-
 def test_tiny_model_loads_with_chat_template(tiny):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 

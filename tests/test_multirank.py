@@ -58,13 +58,6 @@ BASE = ["stage=rl", "data.sources=[{env: parity}]", "rl.batch_size=32", "rl.grou
         "rl.micro_batch_size=2", "optim.lr=1e-3", "save_every=100", "cpu_threads=1"]
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    from utils.tiny import build_tiny
-
-    return str(build_tiny(tmp_path_factory.mktemp("tiny") / "model"))
-
-
 def torchrun(n: int, args: list[str], env_extra: dict | None = None, check: bool = True):
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT), **(env_extra or {})}
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={n}", __file__, *args]

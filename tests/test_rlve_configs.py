@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 
 import pytest
-import torch
 
 from utils.config import load_or_raise
 
@@ -34,21 +33,6 @@ def held_out_envs() -> list[str]:
 
     cfg = load_or_raise(generate.GenerateConfig, ["--config", str(ROOT / "configs" / "generate" / "rlve_held_out.yaml")])
     return sorted({e.env for e in cfg.splits["test"]})
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    from utils.tiny import build_tiny
-
-    return str(build_tiny(tmp_path_factory.mktemp("tiny") / "model"))
-
-
-@pytest.fixture
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
 
 
 def test_no_training_config_draws_a_held_out_env(tiny):

@@ -14,7 +14,6 @@ import envs
 from envs.base import Env, Reward, extract_answer
 from utils.config import ConfigError, load_or_raise
 from utils.records import write_jsonl
-from utils.tiny import build_tiny
 
 ROOT = Path(__file__).resolve().parents[1]
 DIGITS = "0123456789"
@@ -49,20 +48,6 @@ class EvenEnv(Env):
 @pytest.fixture
 def even_env(monkeypatch):
     monkeypatch.setitem(envs.REGISTRY, "even", f"{__name__}:EvenEnv")
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return str(build_tiny(tmp_path_factory.mktemp("tiny") / "model"))
-
-
-@pytest.fixture
-def one_thread():
-    """Two pytest workers on two cores: more torch threads than cores makes OpenMP spin, 10x slower."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
 
 
 def run_train(argv: list[str]) -> None:

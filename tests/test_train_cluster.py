@@ -31,24 +31,9 @@ class ParityEnv(Env):
         return Reward(float(len(response) % 2 == 0), len(response) % 2 == 0, {})
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    from utils.tiny import build_tiny
-
-    return str(build_tiny(tmp_path_factory.mktemp("tiny") / "model"))
-
-
 @pytest.fixture
 def parity(monkeypatch):
     monkeypatch.setitem(envs.REGISTRY, "parity", f"{__name__}:ParityEnv")
-
-
-@pytest.fixture
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
 
 
 def test_async_rollout_thread_generates_on_the_ranks_gpu(monkeypatch):
