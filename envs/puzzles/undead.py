@@ -135,71 +135,217 @@ def sightings(rows, w: int, h: int, k: int) -> int:
 # ---------------------------------------------------------------- solver
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, eq=False)
 class _Line:
-    """One line of sight between edges a < b, prepared for the bitset pass.
+    """One line of sight between edges a < b, prepared for the deduction.
 
     A state is a bit at index seen_from_a * side + seen_from_b (type counts, when needed, go above
-    side**2); placing monster t in cell j shifts every state by shifts[j][t]. options[j][d] lists
-    the (t, shift) pairs allowed by domain d."""
+    side**2); placing monster t in cell j shifts every state by shifts[j][t]. A line of up to
+    TABLE_CELLS cells deduces from `table`, its fillings (shared by every line of the same shape,
+    positions in reverse path order, as `rcells`); a longer one by the bitset pass, where
+    options[j][d] lists the (t, shift) pairs allowed by domain d."""
     a: int
     b: int
     cells: tuple[int, ...]  # distinct monster cells, in path order
     shifts: tuple[tuple[int, int, int], ...]
-    options: tuple[tuple[tuple[tuple[int, int], ...], ...], ...]
     side: int
+    rcells: tuple[int, ...]  # cells reversed
+    table: _Fillings | None
+    options: tuple | None
+
+
+TABLE_CELLS = 6  # 3**6 = 729 fillings per shape: a table costs well under a millisecond to build
+
+
+class _Fillings:
+    """Every filling of one line shape (its side and its cells' shift triples, in order), grouped
+    by the state it reaches. For a goal state, entry() gives the bitmasks over that goal's fillings
+    (bit j = filling j) that the deduction ANDs: per position and domain, the fillings putting a
+    monster of the domain there; per monster type and k, the fillings with at most k of that type."""
+    __slots__ = ("n", "by_state", "entries")
+
+    def __init__(self, side: int, shifts: tuple[tuple[int, int, int], ...]):
+        self.n = len(shifts)
+        fills = [(0, 0)]  # (state, code: monster of position p in bits 2p, 2p+1)
+        for p, (g, v, z) in enumerate(shifts):
+            fills = [f for s, code in fills
+                     for f in ((s + g, code), (s + v, code | 1 << 2 * p), (s + z, code | 2 << 2 * p))]
+        self.by_state: dict[int, list[int]] = {}
+        for s, code in fills:
+            self.by_state.setdefault(s, []).append(code)
+        self.entries: dict[int, tuple | None] = {}
+
+    def entry(self, goal: int) -> tuple[int, tuple, tuple] | None:
+        """(all of the goal's fillings, masks by position and domain, masks by type and count);
+        None when no filling reaches the goal."""
+        if goal in self.entries:
+            return self.entries[goal]
+        codes, n = self.by_state.get(goal), self.n
+        ent = None
+        if codes:
+            masks = [[0, 0, 0] for _ in range(n)]
+            exactly = [[0] * (n + 1) for _ in range(3)]  # type, count -> fillings
+            for j, code in enumerate(codes):
+                bit, count = 1 << j, [0, 0, 0]
+                for p in range(n):
+                    m = code >> 2 * p & 3
+                    masks[p][m] |= bit
+                    count[m] += 1
+                for t in range(3):
+                    exactly[t][count[t]] |= bit
+            by_dom = tuple((0, g, v, g | v, z, g | z, v | z, g | v | z) for g, v, z in masks)
+            at_most = []
+            for t in range(3):
+                acc, row = 0, []
+                for m in exactly[t]:
+                    acc |= m
+                    row.append(acc)
+                at_most.append(tuple(row))
+            ent = ((1 << len(codes)) - 1, by_dom, tuple(at_most))
+        self.entries[goal] = ent
+        return ent
+
+
+@lru_cache(maxsize=None)  # one per board size
+def _frame(w: int, h: int) -> tuple[int, list[int], list[tuple[int, int]], dict[int, int], dict[int, int]]:
+    """The board padded by a border of edge numbers, for tracing: (row stride, the padded cells
+    with -3 - k at edge k, each edge's (padded index, step into the grid), the step after a '\\',
+    after a '/')."""
+    stride = w + 2
+    cells = [0] * (stride * (h + 2))
+    starts = []
+    for k in range(2 * (w + h)):
+        r, c, dr, dc = edge_entry(k, w, h)
+        i = (r + 1) * stride + c + 1
+        cells[i] = -3 - k
+        starts.append((i, dr * stride + dc))
+    back = {1: stride, stride: 1, -1: -stride, -stride: -1}  # '\': (dr, dc) -> (dc, dr)
+    fwd = {1: -stride, -stride: 1, -1: stride, stride: -1}  # '/': (dr, dc) -> (-dc, -dr)
+    return stride, cells, starts, back, fwd
+
+
+def _trace_lines(grid: tuple[str, ...], w: int, h: int, longest: int = 1 << 30) -> tuple[list, list] | None:
+    """(monster cells as (row, column), every line of sight once from its lower edge as (k, end,
+    the monster cells passed, the mirrors before each, mirrors)), cells numbered row by row; None
+    if a line passes more than `longest` distinct cells."""
+    stride, padded, starts, back, fwd = _frame(w, h)
+    padded = padded[:]
+    pos = []
+    for r, row in enumerate(grid):
+        i = (r + 1) * stride + 1
+        for c, ch in enumerate(row):
+            if ch == "\\":
+                padded[i] = -1
+            elif ch == "/":
+                padded[i] = -2
+            else:
+                padded[i] = len(pos)
+                pos.append((r, c))
+            i += 1
+    done = [False] * len(starts)
+    lines = []
+    for k, (i, d) in enumerate(starts):
+        if done[k]:
+            continue
+        visited, befores, mirrors = [], [], 0
+        while True:
+            i += d
+            v = padded[i]
+            if v >= 0:
+                visited.append(v)
+                befores.append(mirrors)
+            elif v == -1:
+                d = back[d]
+                mirrors += 1
+            elif v == -2:
+                d = fwd[d]
+                mirrors += 1
+            else:
+                break
+        end = -3 - v
+        done[end] = True
+        if len(visited) > longest and len(set(visited)) > longest:
+            return None
+        lines.append((k, end, visited, befores, mirrors))
+    return pos, lines
+
+
+@lru_cache(maxsize=1 << 14)
+def _shape(side: int, ghosts: tuple[int, ...], visits: tuple[int, ...] | None) -> tuple:
+    """(shift triples, fillings table or None, options or None) of a line of `side` - 1 visits
+    whose distinct cells shift a ghost by `ghosts` and are visited `visits` times (None: once each).
+    Vampires and zombies follow: each visit shifts one of a ghost or a vampire by one per end."""
+    ns = visits or (1,) * len(ghosts)
+    shifts = tuple((g, n * (side + 1) - g, n * (side + 1)) for g, n in zip(ghosts, ns))
+    if len(shifts) <= TABLE_CELLS:
+        return shifts, _Fillings(side, shifts[::-1]), None
+    return shifts, None, tuple(map(_options, shifts))
 
 
 class _Maze:
     """Solver data for one mirror layout: monster cells, lines of sight, lines through each cell,
-    and (after set_numbers) the totals and each line's goal state."""
+    and (after set_numbers) the totals and each line's goal state and table entry."""
 
-    def __init__(self, grid: tuple[str, ...], w: int, h: int):
-        self.pos = [(r, c) for r in range(h) for c in range(w) if grid[r][c] not in MIRRORS]
-        index = {rc: i for i, rc in enumerate(self.pos)}
+    def __init__(self, grid: tuple[str, ...], w: int, h: int, traced: tuple[list, list] | None = None):
+        self.pos, paths = traced or _trace_lines(grid, w, h)
         self.fixed = [grid[r][c] for r, c in self.pos]
         self.grid = grid
-        lines, seen = [], set()
-        for k in range(2 * (w + h)):
-            if k in seen:
-                continue
-            visits, end, mirrors = trace(grid, w, h, k)
-            seen.update((k, end))
-            side = len(visits) + 1
-            shift: dict[int, list[int]] = {}
-            for r, c, before in visits:
-                s = shift.setdefault(index[(r, c)], [0, 0, 0])
-                from_a, from_b = before > 0, before < mirrors  # behind a mirror, seen from each end
-                s[0] += from_a * side + from_b  # a ghost is seen behind a mirror
-                s[1] += (not from_a) * side + (not from_b)  # a vampire in front of them all
-                s[2] += side + 1  # a zombie always
-            cells = tuple(shift)
-            shifts = tuple(tuple(shift[c]) for c in cells)
-            options = tuple(_options(sh) for sh in shifts)
-            lines.append(_Line(k, end, cells, shifts, options, side))
+        lines = []
+        for k, end, visited, befores, mirrors in paths:
+            side = len(visited) + 1
+            # a ghost counts from end a behind a mirror, from end b before the last one
+            ghosts = [(side if b else 0) + (b < mirrors) for b in befores]
+            cells = tuple(visited)
+            if len(set(cells)) == len(cells):
+                shifts, table, options = _shape(side, tuple(ghosts), None)
+            else:  # the line crosses itself: add up each cell's visits
+                merged: dict[int, list[int]] = {}
+                for c, g in zip(visited, ghosts):
+                    merged.setdefault(c, [0, 0])
+                    merged[c][0] += g
+                    merged[c][1] += 1
+                cells = tuple(merged)
+                shifts, table, options = _shape(side, tuple(g for g, _ in merged.values()),
+                                                tuple(n for _, n in merged.values()))
+            lines.append(_Line(k, end, cells, shifts, side, cells[::-1], table, options))
         # Tatham's sweep order: fewest distinct cells first, ties by the lower edge number
-        self.lines = sorted(lines, key=lambda ln: len(ln.cells))
-        self.sizes = [len(ln.cells) for ln in self.lines]
-        self.lines_of: list[list[int]] = [[] for _ in self.pos]
-        for li, ln in enumerate(self.lines):
+        lines.sort(key=lambda ln: len(ln.cells))
+        self.lines = lines
+        self.sizes = [len(ln.cells) for ln in lines]
+        lines_of: list[list[int]] = [[] for _ in self.pos]
+        for li, ln in enumerate(lines):
             for c in ln.cells:
-                self.lines_of[c].append(li)
+                lines_of[c].append(li)
+        self.lines_of = lines_of
         self.totals: tuple[int, ...] = (0, 0, 0)
         self.goals: list[int] = []
+        self.entries: list = []
+
+    def set_goals(self, totals, goals: list[int]) -> None:
+        """Totals and the goal state of each line (-1 when out of reach)."""
+        self.totals = tuple(totals)
+        self.goals = goals
+        self.entries = [None if ln.table is None or goal < 0 else ln.table.entry(goal)
+                        for ln, goal in zip(self.lines, goals)]
 
     def set_numbers(self, totals, clues) -> None:
         """Goal state per line: bit index of its two numbers, -1 when one is out of reach."""
-        self.totals = tuple(totals)
-        self.goals = [clues[ln.a] * ln.side + clues[ln.b] if max(clues[ln.a], clues[ln.b]) < ln.side else -1
-                      for ln in self.lines]
+        self.set_goals(totals, [clues[ln.a] * ln.side + clues[ln.b] if max(clues[ln.a], clues[ln.b]) < ln.side
+                                else -1 for ln in self.lines])
+
+    def states(self, dom: list[int]) -> list[int]:
+        """Each line's state on a filled board given as one-monster domains (G, V, Z = 1, 2, 4)."""
+        return [sum([sh[dom[c] >> 1] for c, sh in zip(ln.cells, ln.shifts)]) for ln in self.lines]
+
+    def clues(self, states: list[int]) -> tuple[int, ...]:
+        clues = [0] * (2 * len(self.lines))
+        for ln, state in zip(self.lines, states):
+            clues[ln.a], clues[ln.b] = divmod(state, ln.side)
+        return tuple(clues)
 
     def numbers(self, dom: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """(totals, edge numbers) of a filled board given as one-monster domains."""
-        clues = [0] * (2 * len(self.lines))
-        for ln in self.lines:
-            state = sum([sh[dom[c].bit_length() - 1] for c, sh in zip(ln.cells, ln.shifts)])
-            clues[ln.a], clues[ln.b] = divmod(state, ln.side)
-        return (dom.count(G), dom.count(V), dom.count(Z)), tuple(clues)
+        return (dom.count(G), dom.count(V), dom.count(Z)), self.clues(self.states(dom))
 
     def start(self) -> list[int]:
         return [FULL if f == "." else 1 << MONSTERS.index(f) for f in self.fixed]
@@ -233,10 +379,44 @@ _ALLOWS = tuple((d & 1) | (d >> 1 & 1) << 8 | (d >> 2 & 1) << 16 for d in range(
 
 
 def _support(ln: _Line, goal: int, dom: list[int], caps: list[int]) -> list[tuple[int, int]] | None:
-    """The line-of-sight deduction: for each open cell of the line, (cell, the monsters that
-    appear in some filling reaching the goal state within the caps); None if no filling does.
+    """The line-of-sight deduction: for each open cell of the line, in reverse path order, (cell,
+    the monsters that appear in some filling reaching the goal state within the caps); None if no
+    filling does. From the line's table when it has one, else by the bitset pass."""
+    if ln.table is None:
+        return _support_pass(ln, goal, dom, caps)
+    return _support_table(ln, ln.table.entry(goal) if goal >= 0 else None, dom, caps)
 
-    Shifts add up, so settled cells only move the goal and the pass runs over open cells."""
+
+def _support_table(ln: _Line, ent: tuple | None, dom: list[int], caps: list[int]) -> list[tuple[int, int]] | None:
+    """_support from the line's table entry for its goal: AND the masks of each cell's domain (and
+    of the types that may run out), then a monster stays where some filling left puts it."""
+    if ent is None:
+        return None
+    compat, by_dom, at_most = ent
+    cells = ln.rcells
+    ds = [dom[c] for c in cells]
+    for row, d in zip(by_dom, ds):
+        compat &= row[d]
+    n = len(ds)
+    g, v, z = caps
+    if g < n or v < n or z < n:  # counted over the whole line, so each settled cell adds to its cap
+        if g < 0 or v < 0 or z < 0:
+            return None
+        if g < n and g + ds.count(G) < n:
+            compat &= at_most[0][g + ds.count(G)]
+        if v < n and v + ds.count(V) < n:
+            compat &= at_most[1][v + ds.count(V)]
+        if z < n and z + ds.count(Z) < n:
+            compat &= at_most[2][z + ds.count(Z)]
+    if not compat:
+        return None
+    return [(c, (1 if compat & row[1] else 0) | (2 if compat & row[2] else 0) | (4 if compat & row[4] else 0))
+            for c, row, d in zip(cells, by_dom, ds) if d & (d - 1)]
+
+
+def _support_pass(ln: _Line, goal: int, dom: list[int], caps: list[int]) -> list[tuple[int, int]] | None:
+    """_support by a forward/backward pass over a bitset of reachable states. Shifts add up, so
+    settled cells only move the goal and the pass runs over open cells."""
     least = min(caps)
     if goal < 0 or least < 0:
         return None
@@ -300,7 +480,7 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
     evaluating every line every sweep."""
     depth = 0
     caps = maze.caps(dom)
-    lines, goals, lines_of, sizes = maze.lines, maze.goals, maze.lines_of, maze.sizes
+    lines, goals, entries, lines_of, sizes = maze.lines, maze.goals, maze.entries, maze.lines_of, maze.sizes
     everything = [True] * len(lines)
     stale = everything[:]
     while True:
@@ -311,7 +491,10 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
             goal = goals[li]
             if not ln.cells and goal == 0:
                 continue
-            support = _support(ln, goal, dom, caps)
+            if ln.table is None:
+                support = _support_pass(ln, goal, dom, caps)
+            else:
+                support = _support_table(ln, entries[li], dom, caps)
             if support is None:
                 return depth + 1, False
             for c, s in support:
@@ -349,7 +532,10 @@ def _propagate(maze: _Maze, dom: list[int], queue: list[int]) -> bool:
             li = queue.pop()
             queued[li] = False
             ln = lines[li]
-            support = _support(ln, maze.goals[li], dom, caps)
+            if ln.table is None:
+                support = _support_pass(ln, maze.goals[li], dom, caps)
+            else:
+                support = _support_table(ln, maze.entries[li], dom, caps)
             if support is None:
                 return False
             for c, s in support:
@@ -432,7 +618,7 @@ def _level(sweeps: int, n_open: int) -> str:
     return "normal" if n_open <= OPEN_NORMAL else "tricky"
 
 
-def _layout(rng: random.Random, w: int, h: int, level: str) -> tuple[str, ...]:
+def _layout(rng: random.Random, w: int, h: int, level: str) -> _Maze:
     """Tatham's mirror layouts: each cell a mirror with chance 2/5, 48-78% monster cells, and no
     line of sight through more distinct cells than the level allows (long lines make hard puzzles)."""
     longest = {"easy": min(w, h) + 1, "normal": max(w, h) * 3 // 2, "tricky": 9}[level]
@@ -451,8 +637,9 @@ def _layout(rng: random.Random, w: int, h: int, level: str) -> tuple[str, ...]:
         n = sum(row.count(".") for row in grid)
         if n <= 4 or not 0.48 <= n / (w * h) <= 0.78:
             continue
-        if all(len({(r, c) for r, c, _ in trace(grid, w, h, k)[0]}) <= longest for k in range(2 * (w + h))):
-            return grid
+        traced = _trace_lines(grid, w, h, longest)
+        if traced is not None:
+            return _Maze(grid, w, h, traced)
 
 
 def _generate(rng: random.Random, w: int, h: int, level: str, repairs: int = 20,
@@ -471,24 +658,24 @@ def _generate(rng: random.Random, w: int, h: int, level: str, repairs: int = 20,
         return 1 << x
 
     while True:
-        maze = _Maze(_layout(rng, w, h, level), w, h)
+        maze = _layout(rng, w, h, level)
         board = [monster() for _ in maze.pos]
         for _ in range(repairs):
-            totals, clues = maze.numbers(board)
-            maze.set_numbers(totals, clues)
+            totals = (board.count(G), board.count(V), board.count(Z))
+            maze.set_goals(totals, maze.states(board))
             dom, log = maze.start(), []
             sweeps, ok = _sweeps(maze, dom, log)
             open_cells = [i for i, d in enumerate(dom) if d & (d - 1)]
             if len(open_cells) <= (0 if want == 0 else OPEN_NORMAL) or want == 2:
                 if open_cells:
                     found = _solutions(maze, 2, dom, budget, recheck=False)
-                else:  # all settled by sound deductions: the one candidate, if its numbers are right
-                    found = [dom] if maze.numbers(dom) == (totals, clues) else []
+                else:  # all settled by sound deductions from the numbers of `board`: it is the one
+                    found = [dom] if dom == board else []
                 if found is None:
                     break
                 got = _level(sweeps, len(open_cells))
                 if len(found) == 1 and got == level and _varied(totals, level):
-                    puzzle = UndeadPuzzle(w, h, totals, maze.grid, clues)
+                    puzzle = UndeadPuzzle(w, h, totals, maze.grid, maze.clues(maze.goals))
                     puzzle.__dict__["rated"] = (maze, sweeps, ok, log, dom)  # what `rated` would compute
                     return puzzle, maze.board(board)
                 if len(found) > 1:
