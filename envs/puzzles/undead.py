@@ -34,7 +34,6 @@ recomputed (see _generate).
 """
 from __future__ import annotations
 
-import bisect
 import random
 import re
 from dataclasses import dataclass
@@ -475,46 +474,75 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
     Returns (sweeps run, consistent); dom is narrowed in place. log gets (line, cell, value).
 
     A line is skipped while none of its cells changed and no remaining total it could depend on
-    (one under its number of cells) dropped since it was last applied: applied again it would
-    give the same answer and change nothing, so the sweeps, the log and the result are those of
-    evaluating every line every sweep."""
+    (one under its number of open cells: a higher one cannot bind) dropped since it was last
+    applied: applied again it would give the same answer and change nothing, so the sweeps, the
+    log and the result are those of evaluating every line every sweep. The table deduction is
+    _support_table, inlined: this loop is most of the generator's time."""
     depth = 0
     caps = maze.caps(dom)
-    lines, goals, entries, lines_of, sizes = maze.lines, maze.goals, maze.entries, maze.lines_of, maze.sizes
-    everything = [True] * len(lines)
-    stale = everything[:]
+    lines, goals, entries, lines_of = maze.lines, maze.goals, maze.entries, maze.lines_of
+    stale = [True] * len(lines)
+    n_open = maze.sizes[:]  # per line, its open cells when it was last applied
     while True:
         changed = False
         for li, ln in enumerate(lines):
             if not stale[li]:
                 continue
-            goal = goals[li]
-            if not ln.cells and goal == 0:
-                continue
             if ln.table is None:
-                support = _support_pass(ln, goal, dom, caps)
+                support = _support_pass(ln, goals[li], dom, caps)
+                if support is None:
+                    return depth + 1, False
+                news = [(c, dom[c] & s) for c, s in support if dom[c] & ~s]
+                left = len(support)
             else:
-                support = _support_table(ln, entries[li], dom, caps)
-            if support is None:
-                return depth + 1, False
-            for c, s in support:
-                if dom[c] & ~s:
-                    dom[c] &= s
-                    changed = True
-                    for lj in lines_of[c]:
-                        stale[lj] = True
-                    if not dom[c] & (dom[c] - 1):
-                        t = dom[c].bit_length() - 1
-                        caps[t] -= 1
-                        # lines are sorted by their number of cells: those with more than the cap
-                        first = bisect.bisect_right(sizes, caps[t])
-                        stale[first:] = everything[first:]
-                        if log is not None:
-                            log.append((ln, c, dom[c]))
+                ent = entries[li]
+                if ent is None:
+                    return depth + 1, False
+                compat, by_dom, at_most = ent
+                cells = ln.rcells
+                ds = [dom[c] for c in cells]
+                for row, d in zip(by_dom, ds):
+                    compat &= row[d]
+                n = len(ds)
+                g, v, z = caps
+                if g < n or v < n or z < n:
+                    if g < 0 or v < 0 or z < 0:
+                        return depth + 1, False
+                    if g < n and g + ds.count(G) < n:
+                        compat &= at_most[0][g + ds.count(G)]
+                    if v < n and v + ds.count(V) < n:
+                        compat &= at_most[1][v + ds.count(V)]
+                    if z < n and z + ds.count(Z) < n:
+                        compat &= at_most[2][z + ds.count(Z)]
+                if not compat:
+                    return depth + 1, False
+                news, left = [], 0
+                for c, row, d in zip(cells, by_dom, ds):
+                    if d & (d - 1):
+                        left += 1
+                        s = (1 if compat & row[1] else 0) | (2 if compat & row[2] else 0) | (4 if compat & row[4] else 0)
+                        if s != d:
+                            news.append((c, s))
+            for c, d in news:
+                dom[c] = d
+                changed = True
+                for lj in lines_of[c]:
+                    stale[lj] = True
+                if not d & (d - 1):
+                    left -= 1
+                    t = d >> 1  # G, V, Z = 1, 2, 4 -> 0, 1, 2
+                    caps[t] -= 1
+                    cap = caps[t]
+                    for lj, k in enumerate(n_open):
+                        if k > cap:
+                            stale[lj] = True
+                    if log is not None:
+                        log.append((ln, c, d))
             # what the line itself changed cannot change its own answer (the deduction is exact:
             # every filling it kept is still allowed, and a settled cell's monster moves from the
             # open cells to the spent totals), so only other lines' changes make it stale
             stale[li] = False
+            n_open[li] = left
         depth += 1
         if not changed or all(not d & (d - 1) for d in dom):
             return depth, True
