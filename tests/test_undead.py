@@ -270,9 +270,10 @@ def test_level_boundaries(env, game_id, sweeps, n_open, level):
 
 
 def test_line_of_sight_deduction_matches_enumeration():
-    """The bitset pass keeps exactly the monsters that some filling of the line allows (both of
-    its numbers right, open cells not exceeding what is left of each total)."""
-    from envs.puzzles.undead import _maze, _support
+    """Both deductions (the filling table of short lines and the bitset pass) keep exactly the
+    monsters that some filling of the line allows (both of its numbers right, open cells not
+    exceeding what is left of each total)."""
+    from envs.puzzles.undead import _maze, _support_pass, _support_table
 
     rng = random.Random(1)
     checked = 0
@@ -305,9 +306,57 @@ def test_line_of_sight_deduction_matches_enumeration():
                     for c, t in zip(ln.cells, fill):
                         if c in seen:
                             seen[c] |= 1 << t
-            got = _support(ln, goal, dom, caps)
+            got = _support_pass(ln, goal, dom, caps)
             assert (got is not None) == feasible
+            if ln.table is not None:
+                from_table = _support_table(ln, ln.table.entry(goal) if goal >= 0 else None, dom, caps)
+                assert from_table == got  # same cells, same order (the sweep log depends on it)
             if feasible:
                 assert dict(got) == seen
                 checked += 1
     assert checked > 100
+
+
+def _sweeps_reference(maze, dom):
+    """Tatham's solve_iterative loop, literally: every line every sweep, until nothing changes."""
+    from envs.puzzles.undead import _support
+
+    depth, log = 0, []
+    while True:
+        changed = False
+        for ln, goal in zip(maze.lines, maze.goals):
+            caps = maze.caps(dom)
+            support = _support(ln, goal, dom, caps)
+            if support is None:
+                return depth + 1, False, log
+            for c, s in support:
+                if dom[c] & ~s:
+                    dom[c] &= s
+                    changed = True
+                    if not dom[c] & (dom[c] - 1):
+                        log.append((ln, c, dom[c]))
+        depth += 1
+        if not changed or all(not d & (d - 1) for d in dom):
+            return depth, True, log
+
+
+@pytest.mark.parametrize("w, h", [(4, 4), (5, 5), (7, 7)])
+def test_sweeps_skip_only_lines_that_would_not_change(w, h):
+    """_sweeps skips lines whose cells and binding totals did not change: its sweeps, domains,
+    log and consistency equal those of applying every line every sweep, on generated boards
+    with their numbers, with one number changed, and from partly filled domains."""
+    from envs.puzzles.undead import _layout, _sweeps
+
+    rng = random.Random(w)
+    for trial in range(30):
+        maze = _layout(rng, w, h, "tricky" if trial % 2 else "easy")
+        board = [rng.choice((1, 2, 4)) for _ in maze.pos]
+        totals, clues = maze.numbers(board)
+        if trial % 3 == 1:
+            clues = list(clues)
+            clues[rng.randrange(len(clues))] += rng.choice((-1, 1)) if min(clues) else 1
+        maze.set_numbers(totals, clues)
+        start = [rng.choice((d, 7, 7)) if trial % 3 == 2 else 7 for d in board]
+        fast, slow, log = list(start), list(start), []
+        assert _sweeps(maze, fast, log) + (log,) == _sweeps_reference(maze, slow)
+        assert fast == slow

@@ -420,7 +420,7 @@ def _support_pass(ln: _Line, goal: int, dom: list[int], caps: list[int]) -> list
     if goal < 0 or least < 0:
         return None
     cells, row, allows = [], [], 0
-    for c, opts in zip(ln.cells, ln.options):
+    for c, opts in zip(ln.cells, ln.options or map(_options, ln.shifts)):  # (tables skip them)
         d = dom[c]
         if d & (d - 1):
             cells.append(c)
