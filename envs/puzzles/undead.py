@@ -153,56 +153,49 @@ class _Line:
     options: tuple | None
 
 
-TABLE_CELLS = 6  # 3**6 = 729 fillings per shape: a table costs well under a millisecond to build
+TABLE_CELLS = 6  # 3**6 = 729 fillings per shape: a table takes some 50 us to build
 
 
 class _Fillings:
-    """Every filling of one line shape (its side and its cells' shift triples, in order), grouped
-    by the state it reaches. For a goal state, entry() gives the bitmasks over that goal's fillings
-    (bit j = filling j) that the deduction ANDs: per position and domain, the fillings putting a
-    monster of the domain there; per monster type and k, the fillings with at most k of that type."""
-    __slots__ = ("n", "by_state", "entries")
+    """Every filling of one line shape (its cells' shift triples, in reverse path order) as a bit:
+    filling j puts monster (j // 3**p) % 3 at position p. Bitmasks over them: `by_dom[p][d]`, the
+    fillings putting a monster of domain d at p; `at_most[t][k]`, those with at most k monsters
+    of type t; `reach[state]`, those reaching a state. The deduction ANDs a few of them."""
+    __slots__ = ("by_dom", "at_most", "reach")
 
-    def __init__(self, side: int, shifts: tuple[tuple[int, int, int], ...]):
-        self.n = len(shifts)
-        fills = [(0, 0)]  # (state, code: monster of position p in bits 2p, 2p+1)
-        for p, (g, v, z) in enumerate(shifts):
-            fills = [f for s, code in fills
-                     for f in ((s + g, code), (s + v, code | 1 << 2 * p), (s + z, code | 2 << 2 * p))]
-        self.by_state: dict[int, list[int]] = {}
-        for s, code in fills:
-            self.by_state.setdefault(s, []).append(code)
-        self.entries: dict[int, tuple | None] = {}
-
-    def entry(self, goal: int) -> tuple[int, tuple, tuple] | None:
-        """(all of the goal's fillings, masks by position and domain, masks by type and count);
-        None when no filling reaches the goal."""
-        if goal in self.entries:
-            return self.entries[goal]
-        codes, n = self.by_state.get(goal), self.n
-        ent = None
-        if codes:
-            masks = [[0, 0, 0] for _ in range(n)]
-            exactly = [[0] * (n + 1) for _ in range(3)]  # type, count -> fillings
-            for j, code in enumerate(codes):
-                bit, count = 1 << j, [0, 0, 0]
-                for p in range(n):
-                    m = code >> 2 * p & 3
-                    masks[p][m] |= bit
-                    count[m] += 1
-                for t in range(3):
-                    exactly[t][count[t]] |= bit
-            by_dom = tuple((0, g, v, g | v, z, g | z, v | z, g | v | z) for g, v, z in masks)
-            at_most = []
+    def __init__(self, shifts: tuple[tuple[int, int, int], ...]):
+        n = len(shifts)
+        full = (1 << 3 ** n) - 1
+        self.by_dom = []
+        for p in range(n):
+            b = 3 ** p  # a block of b fillings with each monster at p, every 3b
+            g = ((1 << b) - 1) * (full // ((1 << 3 * b) - 1))
+            v, z = g << b, g << 2 * b
+            self.by_dom.append((0, g, v, g | v, z, g | z, v | z, full))
+        # both built position by position: a mask over the first p positions' fillings, shifted
+        # by m * 3**p, is the mask of those continued with monster m at p
+        reach = {0: 1}
+        exactly = [[1] + [0] * n for _ in range(3)]  # type, count -> fillings
+        for p, shift in enumerate(shifts):
+            b = 3 ** p
+            nxt: dict[int, int] = {}
+            for state, mask in reach.items():
+                for m in range(3):
+                    s = state + shift[m]
+                    nxt[s] = nxt.get(s, 0) | mask << m * b
+            reach = nxt
             for t in range(3):
-                acc, row = 0, []
-                for m in exactly[t]:
-                    acc |= m
-                    row.append(acc)
-                at_most.append(tuple(row))
-            ent = ((1 << len(codes)) - 1, by_dom, tuple(at_most))
-        self.entries[goal] = ent
-        return ent
+                row = exactly[t]
+                others = [x << b * ((t + 1) % 3) | x << b * ((t + 2) % 3) for x in row]
+                exactly[t] = [others[0]] + [others[k] | row[k - 1] << b * t for k in range(1, n + 1)]
+        self.reach = reach
+        self.at_most = []
+        for row in exactly:
+            acc, out = 0, []
+            for x in row:
+                acc |= x
+                out.append(acc)
+            self.at_most.append(tuple(out))
 
 
 @lru_cache(maxsize=None)  # one per board size
@@ -277,13 +270,14 @@ def _shape(side: int, ghosts: tuple[int, ...], visits: tuple[int, ...] | None) -
     ns = visits or (1,) * len(ghosts)
     shifts = tuple((g, n * (side + 1) - g, n * (side + 1)) for g, n in zip(ghosts, ns))
     if len(shifts) <= TABLE_CELLS:
-        return shifts, _Fillings(side, shifts[::-1]), None
+        return shifts, _Fillings(shifts[::-1]), None
     return shifts, None, tuple(map(_options, shifts))
 
 
 class _Maze:
     """Solver data for one mirror layout: monster cells, lines of sight, lines through each cell,
-    and (after set_numbers) the totals and each line's goal state and table entry."""
+    and (after set_numbers) the totals, each line's goal state and its table's fillings reaching
+    it."""
 
     def __init__(self, grid: tuple[str, ...], w: int, h: int, traced: tuple[list, list] | None = None):
         self.pos, paths = traced or _trace_lines(grid, w, h)
@@ -318,14 +312,14 @@ class _Maze:
         self.lines_of = lines_of
         self.totals: tuple[int, ...] = (0, 0, 0)
         self.goals: list[int] = []
-        self.entries: list = []
+        self.reach: list[int] = []
 
     def set_goals(self, totals, goals: list[int]) -> None:
         """Totals and the goal state of each line (-1 when out of reach)."""
         self.totals = tuple(totals)
         self.goals = goals
-        self.entries = [None if ln.table is None or goal < 0 else ln.table.entry(goal)
-                        for ln, goal in zip(self.lines, goals)]
+        self.reach = [0 if ln.table is None or goal < 0 else ln.table.reach.get(goal, 0)
+                      for ln, goal in zip(self.lines, goals)]
 
     def set_numbers(self, totals, clues) -> None:
         """Goal state per line: bit index of its two numbers, -1 when one is out of reach."""
@@ -383,15 +377,16 @@ def _support(ln: _Line, goal: int, dom: list[int], caps: list[int]) -> list[tupl
     filling does. From the line's table when it has one, else by the bitset pass."""
     if ln.table is None:
         return _support_pass(ln, goal, dom, caps)
-    return _support_table(ln, ln.table.entry(goal) if goal >= 0 else None, dom, caps)
+    return _support_table(ln, ln.table.reach.get(goal, 0) if goal >= 0 else 0, dom, caps)
 
 
-def _support_table(ln: _Line, ent: tuple | None, dom: list[int], caps: list[int]) -> list[tuple[int, int]] | None:
-    """_support from the line's table entry for its goal: AND the masks of each cell's domain (and
-    of the types that may run out), then a monster stays where some filling left puts it."""
-    if ent is None:
+def _support_table(ln: _Line, compat: int, dom: list[int], caps: list[int]) -> list[tuple[int, int]] | None:
+    """_support from the line's table, given its fillings that reach the goal: AND the masks of
+    each cell's domain (and of the types that may run out), then a monster stays where some
+    filling left puts it."""
+    if not compat:
         return None
-    compat, by_dom, at_most = ent
+    by_dom, at_most = ln.table.by_dom, ln.table.at_most
     cells = ln.rcells
     ds = [dom[c] for c in cells]
     for row, d in zip(by_dom, ds):
@@ -480,9 +475,10 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
     _support_table, inlined: this loop is most of the generator's time."""
     depth = 0
     caps = maze.caps(dom)
-    lines, goals, entries, lines_of = maze.lines, maze.goals, maze.entries, maze.lines_of
+    lines, goals, reach, lines_of = maze.lines, maze.goals, maze.reach, maze.lines_of
     stale = [True] * len(lines)
     n_open = maze.sizes[:]  # per line, its open cells when it was last applied
+    last = [-1] * len(lines)  # per table line, its fillings left when it was last applied
     while True:
         changed = False
         for li, ln in enumerate(lines):
@@ -495,10 +491,10 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
                 news = [(c, dom[c] & s) for c, s in support if dom[c] & ~s]
                 left = len(support)
             else:
-                ent = entries[li]
-                if ent is None:
+                compat = reach[li]
+                if not compat:
                     return depth + 1, False
-                compat, by_dom, at_most = ent
+                by_dom, at_most = ln.table.by_dom, ln.table.at_most
                 cells = ln.rcells
                 ds = [dom[c] for c in cells]
                 for row, d in zip(by_dom, ds):
@@ -516,6 +512,10 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
                         compat &= at_most[2][z + ds.count(Z)]
                 if not compat:
                     return depth + 1, False
+                if compat == last[li]:  # no filling dropped: every cell is already its support
+                    stale[li] = False
+                    continue
+                last[li] = compat
                 news, left = [], 0
                 for c, row, d in zip(cells, by_dom, ds):
                     if d & (d - 1):
@@ -563,7 +563,7 @@ def _propagate(maze: _Maze, dom: list[int], queue: list[int]) -> bool:
             if ln.table is None:
                 support = _support_pass(ln, maze.goals[li], dom, caps)
             else:
-                support = _support_table(ln, maze.entries[li], dom, caps)
+                support = _support_table(ln, maze.reach[li], dom, caps)
             if support is None:
                 return False
             for c, s in support:
