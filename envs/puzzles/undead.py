@@ -670,6 +670,49 @@ def _layout(rng: random.Random, w: int, h: int, level: str) -> _Maze:
             return _Maze(grid, w, h, traced)
 
 
+def _unique_views(ln: _Line, guess: list[int]) -> list[tuple[int, ...]]:
+    """Tatham's get_unique, its candidates: the fillings of the line, within the cells' current
+    guesses and ignoring the totals, that are the only filling giving their pair of numbers, as
+    monster indices in path order, in his enumeration order (the first cell varies slowest, G
+    before V before Z)."""
+    if ln.table is not None:  # filling j puts (j // 3**p) % 3 at position p, the cells reversed
+        compat = -1
+        for row, c in zip(ln.table.by_dom, ln.rcells):
+            compat &= row[guess[c]]
+        singles = sorted(x for mask in ln.table.reach.values() for x in (mask & compat,) if x and not x & (x - 1))
+        n = len(ln.cells)
+        return [tuple((j // 3 ** p) % 3 for p in range(n - 1, -1, -1))
+                for j in (x.bit_length() - 1 for x in singles)]
+    # a long line: count the fillings reaching each state, up to 2, keeping the first one
+    ways: dict[int, tuple[int, tuple[int, ...]]] = {0: (1, ())}
+    for c, shift in zip(ln.cells, ln.shifts):
+        nxt: dict[int, tuple[int, tuple[int, ...]]] = {}
+        for state, (k, fill) in ways.items():
+            for m in range(3):
+                if guess[c] >> m & 1:
+                    t = state + shift[m]
+                    old = nxt.get(t)
+                    nxt[t] = (k, fill + (m,)) if old is None else (min(2, old[0] + k), min(old[1], fill + (m,)))
+        ways = nxt
+    return sorted(fill for k, fill in ways.values() if k == 1)
+
+
+def _tatham_board(maze: _Maze, rng: random.Random, monster, filling: int) -> list[int]:
+    """Tatham's monsters (undead.c new_game_desc): for each line, shortest first, while more than
+    `filling` cells are still unset, one filling of it chosen at random among those that are the
+    only one giving their pair of numbers; then random monsters in the cells left."""
+    guess = [FULL] * len(maze.pos)
+    for ln in maze.lines:
+        if guess.count(FULL) <= filling:
+            break
+        if ln.cells:
+            singles = _unique_views(ln, guess)
+            if singles:
+                for c, m in zip(ln.cells, singles[rng.randrange(len(singles))]):
+                    guess[c] = 1 << m
+    return [monster() if d == FULL else d for d in guess]
+
+
 def _generate(rng: random.Random, w: int, h: int, level: str, repairs: int = 20,
               budget: int = 300) -> tuple[UndeadPuzzle, list[str]]:
     """Random layout and monsters, then repair: where two solutions differ, or (if too hard) where
@@ -685,6 +728,20 @@ def _generate(rng: random.Random, w: int, h: int, level: str, repairs: int = 20,
             x = getrandbits(2)
         return 1 << x
 
+    while want == 0:  # easy: Tatham's own way, which rarely needs a second try
+        maze = _layout(rng, w, h, level)
+        board = _tatham_board(maze, rng, monster, 2)
+        totals = (board.count(G), board.count(V), board.count(Z))
+        if not _varied(totals, level):
+            continue
+        maze.set_goals(totals, maze.states(board))
+        dom, log = maze.start(), []
+        sweeps, ok = _sweeps(maze, dom, log)
+        # every cell settled by sound deductions from the numbers of `board`: it is the one solution
+        if dom == board and _level(sweeps, 0) == level:
+            puzzle = UndeadPuzzle(w, h, totals, maze.grid, maze.clues(maze.goals))
+            puzzle.__dict__["rated"] = (maze, sweeps, ok, log, dom)  # what `rated` would compute
+            return puzzle, maze.board(board)
     while True:
         maze = _layout(rng, w, h, level)
         board = [monster() for _ in maze.pos]
