@@ -360,3 +360,35 @@ def test_sweeps_skip_only_lines_that_would_not_change(w, h):
         fast, slow, log = list(start), list(start), []
         assert _sweeps(maze, fast, log) + (log,) == _sweeps_reference(maze, slow)
         assert fast == slow
+
+
+@pytest.mark.parametrize("w, h", [(4, 4), (7, 7)])
+def test_unique_views_are_tathams_get_unique(w, h):
+    """The candidates of Tatham's get_unique, from the filling table (lines of up to 6 cells) or
+    by counting (longer lines): every filling within the guesses that alone gives its pair of
+    numbers, in his enumeration order (itertools.product over the cells in path order)."""
+    from envs.puzzles.undead import _layout, _unique_views
+
+    rng = random.Random(h)
+    long_lines = 0
+    for _ in range(10):
+        maze = _layout(rng, w, h, "normal")
+        guess = [rng.choice((1, 2, 4, 3, 5, 6, 7, 7, 7)) for _ in maze.pos]
+        for ln in maze.lines:
+            long_lines += ln.table is None
+            views = {}
+            for fill in itertools.product(*[[t for t in range(3) if guess[c] >> t & 1] for c in ln.cells]):
+                state = sum(sh[t] for sh, t in zip(ln.shifts, fill))
+                views.setdefault(state, []).append(fill)
+            assert _unique_views(ln, guess) == [fills[0] for fills in views.values() if len(fills) == 1]
+    assert long_lines or w < 7
+
+
+def test_easy_puzzles_are_made_as_tatham_makes_them(env):
+    """Tatham's easy boards come from unique-view fillings of the shortest lines: nearly all are
+    settled by the first sweep (random monsters with repair gave 1 to 3 sweeps in equal parts)."""
+    from envs.puzzles.undead import _generate
+
+    rng = random.Random(0)
+    sweeps = Counter(_generate(rng, 5, 5, "easy")[0].rated[1] for _ in range(40))
+    assert sweeps[1] >= 30 and set(sweeps) <= {1, 2, 3}
