@@ -199,10 +199,10 @@ class _Fillings:
 
 
 @lru_cache(maxsize=None)  # one per board size
-def _frame(w: int, h: int) -> tuple[int, list[int], list[tuple[int, int]], dict[int, int], dict[int, int]]:
-    """The board padded by a border of edge numbers, for tracing: (row stride, the padded cells
-    with -3 - k at edge k, each edge's (padded index, step into the grid), the step after a '\\',
-    after a '/')."""
+def _frame(w: int, h: int) -> tuple:
+    """The board padded by a border of edge numbers, for tracing: (the padded cells with -3 - k at
+    edge k, the padded index of each cell row by row, each edge's (padded index, step into the
+    grid), the step after a '\\', after a '/')."""
     stride = w + 2
     cells = [0] * (stride * (h + 2))
     starts = []
@@ -211,29 +211,28 @@ def _frame(w: int, h: int) -> tuple[int, list[int], list[tuple[int, int]], dict[
         i = (r + 1) * stride + c + 1
         cells[i] = -3 - k
         starts.append((i, dr * stride + dc))
+    inner = [(r + 1) * stride + c + 1 for r in range(h) for c in range(w)]
     back = {1: stride, stride: 1, -1: -stride, -stride: -1}  # '\': (dr, dc) -> (dc, dr)
     fwd = {1: -stride, -stride: 1, -1: stride, stride: -1}  # '/': (dr, dc) -> (-dc, -dr)
-    return stride, cells, starts, back, fwd
+    return cells, inner, starts, back, fwd
 
 
-def _trace_lines(grid: tuple[str, ...], w: int, h: int, longest: int = 1 << 30) -> tuple[list, list] | None:
-    """(monster cells as (row, column), every line of sight once from its lower edge as (k, end,
-    the monster cells passed, the mirrors before each, mirrors)), cells numbered row by row; None
-    if a line passes more than `longest` distinct cells."""
-    stride, padded, starts, back, fwd = _frame(w, h)
+def _trace_lines(flat: str, w: int, h: int, longest: int = 1 << 30) -> tuple[list, list] | None:
+    """For the grid given row by row in one string: (the index in it of each monster cell, every
+    line of sight once from its lower edge as (k, end, the monster cells passed, the mirrors
+    before each, mirrors)), monster cells numbered row by row; None if a line passes more than
+    `longest` distinct cells."""
+    padded, inner, starts, back, fwd = _frame(w, h)
     padded = padded[:]
     pos = []
-    for r, row in enumerate(grid):
-        i = (r + 1) * stride + 1
-        for c, ch in enumerate(row):
-            if ch == "\\":
-                padded[i] = -1
-            elif ch == "/":
-                padded[i] = -2
-            else:
-                padded[i] = len(pos)
-                pos.append((r, c))
-            i += 1
+    for idx, (i, ch) in enumerate(zip(inner, flat)):
+        if ch == "\\":
+            padded[i] = -1
+        elif ch == "/":
+            padded[i] = -2
+        else:
+            padded[i] = len(pos)
+            pos.append(idx)
     done = [False] * len(starts)
     lines = []
     for k, (i, d) in enumerate(starts):
@@ -280,8 +279,10 @@ class _Maze:
     it."""
 
     def __init__(self, grid: tuple[str, ...], w: int, h: int, traced: tuple[list, list] | None = None):
-        self.pos, paths = traced or _trace_lines(grid, w, h)
-        self.fixed = [grid[r][c] for r, c in self.pos]
+        flat = "".join(grid)
+        at, paths = traced or _trace_lines(flat, w, h)
+        self.pos = [divmod(i, w) for i in at]
+        self.fixed = [flat[i] for i in at]
         self.grid = grid
         lines = []
         for k, end, visited, befores, mirrors in paths:
@@ -650,40 +651,35 @@ def _layout(rng: random.Random, w: int, h: int, level: str) -> _Maze:
     """Tatham's mirror layouts: each cell a mirror with chance 2/5, 48-78% monster cells, and no
     line of sight through more distinct cells than the level allows (long lines make hard puzzles)."""
     longest = {"easy": min(w, h) + 1, "normal": max(w, h) * 3 // 2, "tricky": 9}[level]
-    getrandbits, cell = rng.getrandbits, "\\/..."
+    getrandbits, cell, size = rng.getrandbits, "\\/...", w * h
     while True:
-        rows = []
-        for _ in range(h):
-            row = []
-            for _ in range(w):  # rng.randrange(5), inlined with the same draws (CPython's algorithm)
+        drawn = []
+        for _ in range(size):  # rng.randrange(5), inlined with the same draws (CPython's algorithm)
+            x = getrandbits(3)
+            while x >= 5:
                 x = getrandbits(3)
-                while x >= 5:
-                    x = getrandbits(3)
-                row.append(cell[x])
-            rows.append("".join(row))
-        grid = tuple(rows)
-        n = sum(row.count(".") for row in grid)
-        if n <= 4 or not 0.48 <= n / (w * h) <= 0.78:
+            drawn.append(cell[x])
+        flat = "".join(drawn)
+        n = flat.count(".")
+        if n <= 4 or not 0.48 <= n / size <= 0.78:
             continue
-        traced = _trace_lines(grid, w, h, longest)
+        traced = _trace_lines(flat, w, h, longest)
         if traced is not None:
-            return _Maze(grid, w, h, traced)
+            return _Maze(tuple(flat[r * w:(r + 1) * w] for r in range(h)), w, h, traced)
 
 
-def _unique_views(ln: _Line, guess: list[int]) -> list[tuple[int, ...]]:
+def _unique_views(ln: _Line, guess: list[int]) -> list:
     """Tatham's get_unique, its candidates: the fillings of the line, within the cells' current
-    guesses and ignoring the totals, that are the only filling giving their pair of numbers, as
-    monster indices in path order, in his enumeration order (the first cell varies slowest, G
-    before V before Z)."""
-    if ln.table is not None:  # filling j puts (j // 3**p) % 3 at position p, the cells reversed
+    guesses and ignoring the totals, that are the only filling giving their pair of numbers, in
+    his enumeration order (the first cell varies slowest, G before V before Z). From the table
+    (filling j puts (j // 3**p) % 3 at position p, the cells reversed, so j counts in his
+    order), each as the bit 1 << j; for a longer line, as monster indices in path order."""
+    if ln.table is not None:
         compat = -1
         for row, c in zip(ln.table.by_dom, ln.rcells):
             compat &= row[guess[c]]
-        singles = sorted(x for mask in ln.table.reach.values() for x in (mask & compat,) if x and not x & (x - 1))
-        n = len(ln.cells)
-        return [tuple((j // 3 ** p) % 3 for p in range(n - 1, -1, -1))
-                for j in (x.bit_length() - 1 for x in singles)]
-    # a long line: count the fillings reaching each state, up to 2, keeping the first one
+        return sorted([x for x in [mask & compat for mask in ln.table.reach.values()] if x and not x & (x - 1)])
+    # count the fillings reaching each state, up to 2, keeping the first one
     ways: dict[int, tuple[int, tuple[int, ...]]] = {0: (1, ())}
     for c, shift in zip(ln.cells, ln.shifts):
         nxt: dict[int, tuple[int, tuple[int, ...]]] = {}
@@ -707,9 +703,17 @@ def _tatham_board(maze: _Maze, rng: random.Random, monster, filling: int) -> lis
             break
         if ln.cells:
             singles = _unique_views(ln, guess)
-            if singles:
-                for c, m in zip(ln.cells, singles[rng.randrange(len(singles))]):
+            if not singles:
+                continue
+            pick = singles[rng.randrange(len(singles))]
+            if ln.table is None:
+                for c, m in zip(ln.cells, pick):
                     guess[c] = 1 << m
+            else:
+                j = pick.bit_length() - 1
+                for c in ln.rcells:
+                    guess[c] = 1 << j % 3
+                    j //= 3
     return [monster() if d == FULL else d for d in guess]
 
 
