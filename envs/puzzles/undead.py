@@ -225,13 +225,15 @@ def _trace_lines(flat: str, w: int, h: int, longest: int = 1 << 30) -> tuple[lis
     padded, inner, starts, back, fwd = _frame(w, h)
     padded = padded[:]
     pos = []
+    n = 0
     for idx, (i, ch) in enumerate(zip(inner, flat)):
         if ch == "\\":
             padded[i] = -1
         elif ch == "/":
             padded[i] = -2
         else:
-            padded[i] = len(pos)
+            padded[i] = n
+            n += 1
             pos.append(idx)
     done = [False] * len(starts)
     lines = []
@@ -262,6 +264,14 @@ def _trace_lines(flat: str, w: int, h: int, longest: int = 1 << 30) -> tuple[lis
 
 
 @lru_cache(maxsize=1 << 14)
+def _path_shape(mirrors: int, befores: tuple[int, ...]) -> tuple:
+    """_shape of a line that passes each of its cells once, `befores` giving the mirrors before
+    each: a ghost counts from end a behind a mirror, from end b before the last one."""
+    side = len(befores) + 1
+    return _shape(side, tuple([(side if b else 0) + (b < mirrors) for b in befores]), None)
+
+
+@lru_cache(maxsize=1 << 14)
 def _shape(side: int, ghosts: tuple[int, ...], visits: tuple[int, ...] | None) -> tuple:
     """(shift triples, fillings table or None, options or None) of a line of `side` - 1 visits
     whose distinct cells shift a ghost by `ghosts` and are visited `visits` times (None: once each).
@@ -287,14 +297,13 @@ class _Maze:
         lines = []
         for k, end, visited, befores, mirrors in paths:
             side = len(visited) + 1
-            # a ghost counts from end a behind a mirror, from end b before the last one
-            ghosts = [(side if b else 0) + (b < mirrors) for b in befores]
             cells = tuple(visited)
             if len(set(cells)) == len(cells):
-                shifts, table, options = _shape(side, tuple(ghosts), None)
+                shifts, table, options = _path_shape(mirrors, tuple(befores))
             else:  # the line crosses itself: add up each cell's visits
                 merged: dict[int, list[int]] = {}
-                for c, g in zip(visited, ghosts):
+                for c, b in zip(visited, befores):
+                    g = (side if b else 0) + (b < mirrors)  # as in _path_shape
                     merged.setdefault(c, [0, 0])
                     merged[c][0] += g
                     merged[c][1] += 1
@@ -303,9 +312,10 @@ class _Maze:
                                                 tuple(n for _, n in merged.values()))
             lines.append(_Line(k, end, cells, shifts, side, cells[::-1], table, options))
         # Tatham's sweep order: fewest distinct cells first, ties by the lower edge number
-        lines.sort(key=lambda ln: len(ln.cells))
-        self.lines = lines
-        self.sizes = [len(ln.cells) for ln in lines]
+        sizes = [len(ln.cells) for ln in lines]
+        order = sorted(range(len(lines)), key=sizes.__getitem__)
+        self.lines = lines = [lines[i] for i in order]
+        self.sizes = [sizes[i] for i in order]
         lines_of: list[list[int]] = [[] for _ in self.pos]
         for li, ln in enumerate(lines):
             for c in ln.cells:
