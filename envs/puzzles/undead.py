@@ -487,14 +487,18 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
     depth = 0
     caps = maze.caps(dom)
     lines, goals, reach, lines_of = maze.lines, maze.goals, maze.reach, maze.lines_of
-    stale = [True] * len(lines)
+    stale = [True] * len(lines)  # a cell of the line changed since it was last applied
     n_open = maze.sizes[:]  # per line, its open cells when it was last applied
-    last = [-1] * len(lines)  # per table line, its fillings left when it was last applied
+    spent = [(0, 0, 0)] * len(lines)  # and the totals left then
+    last = [-1] * len(lines)  # per table line, its fillings left then
     while True:
         changed = False
         for li, ln in enumerate(lines):
             if not stale[li]:
-                continue
+                k, (g0, v0, z0) = n_open[li], spent[li]
+                g, v, z = caps
+                if not (g < k and g < g0 or v < k and v < v0 or z < k and z < z0):
+                    continue
             if ln.table is None:
                 support = _support_pass(ln, goals[li], dom, caps)
                 if support is None:
@@ -525,15 +529,25 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
                     return depth + 1, False
                 if compat == last[li]:  # no filling dropped: every cell is already its support
                     stale[li] = False
+                    spent[li] = g, v, z
                     continue
                 last[li] = compat
                 news, left = [], 0
-                for c, row, d in zip(cells, by_dom, ds):
-                    if d & (d - 1):
-                        left += 1
-                        s = (1 if compat & row[1] else 0) | (2 if compat & row[2] else 0) | (4 if compat & row[4] else 0)
+                if not compat & (compat - 1):  # one filling left, filling j: its monsters, base 3
+                    j = compat.bit_length() - 1
+                    for c, d in zip(cells, ds):
+                        s = 1 << j % 3
+                        j //= 3
                         if s != d:
                             news.append((c, s))
+                            left += 1
+                else:
+                    for c, row, d in zip(cells, by_dom, ds):
+                        if d & (d - 1):
+                            left += 1
+                            s = (1 if compat & row[1] else 0) | (2 if compat & row[2] else 0) | (4 if compat & row[4] else 0)
+                            if s != d:
+                                news.append((c, s))
             for c, d in news:
                 dom[c] = d
                 changed = True
@@ -541,12 +555,7 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
                     stale[lj] = True
                 if not d & (d - 1):
                     left -= 1
-                    t = d >> 1  # G, V, Z = 1, 2, 4 -> 0, 1, 2
-                    caps[t] -= 1
-                    cap = caps[t]
-                    for lj, k in enumerate(n_open):
-                        if k > cap:
-                            stale[lj] = True
+                    caps[d >> 1] -= 1  # G, V, Z = 1, 2, 4 -> 0, 1, 2
                     if log is not None:
                         log.append((ln, c, d))
             # what the line itself changed cannot change its own answer (the deduction is exact:
@@ -554,6 +563,7 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
             # open cells to the spent totals), so only other lines' changes make it stale
             stale[li] = False
             n_open[li] = left
+            spent[li] = caps[0], caps[1], caps[2]
         depth += 1
         if not changed or all(not d & (d - 1) for d in dom):
             return depth, True
