@@ -858,22 +858,12 @@ def decode_id(game_id: str) -> UndeadPuzzle:
     return UndeadPuzzle(w, h, totals, grid, clues)
 
 
+_EMPTY_RUN = re.compile(r"\.{1,26}")  # Tatham writes a run of empty cells as one letter a-z
+
+
 def encode_id(p: UndeadPuzzle) -> str:
-    out, run = [], 0
-    for ch in "".join(p.grid):
-        if ch == ".":
-            run += 1
-            if run == 26:
-                out.append("z")
-                run = 0
-            continue
-        if run:
-            out.append(chr(ord("a") + run - 1))
-            run = 0
-        out.append({"\\": "L", "/": "R"}.get(ch, ch))
-    if run:
-        out.append(chr(ord("a") + run - 1))
-    numbers = ",".join(map(str, (*p.totals, "".join(out), *p.clues)))
+    grid = _EMPTY_RUN.sub(lambda run: chr(ord("a") + len(run[0]) - 1), "".join(p.grid))
+    numbers = ",".join(map(str, (*p.totals, grid.replace("\\", "L").replace("/", "R"), *p.clues)))
     return f"{p.width}x{p.height}:{numbers}"
 
 
