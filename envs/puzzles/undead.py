@@ -219,9 +219,9 @@ def _frame(w: int, h: int) -> tuple:
 
 def _trace_lines(flat: str, w: int, h: int, longest: int = 1 << 30) -> tuple[list, list] | None:
     """For the grid given row by row in one string: (the index in it of each monster cell, every
-    line of sight once from its lower edge as (k, end, the monster cells passed, the mirrors
-    before each, mirrors)), monster cells numbered row by row; None if a line passes more than
-    `longest` distinct cells."""
+    line of sight once from its lower edge as (k, end, the monster cells passed, mirrors, cells
+    passed before the first mirror, before the last)), monster cells numbered row by row; None if
+    a line passes more than `longest` distinct cells."""
     padded, inner, starts, back, fwd = _frame(w, h)
     padded = padded[:]
     pos = []
@@ -240,35 +240,38 @@ def _trace_lines(flat: str, w: int, h: int, longest: int = 1 << 30) -> tuple[lis
     for k, (i, d) in enumerate(starts):
         if done[k]:
             continue
-        visited, befores, mirrors = [], [], 0
+        visited = []
+        mirrors = first = last = 0  # and the cells passed before the first mirror, the last one
         while True:
             i += d
             v = padded[i]
             if v >= 0:
                 visited.append(v)
-                befores.append(mirrors)
-            elif v == -1:
-                d = back[d]
+            elif v > -3:
+                if not mirrors:
+                    first = len(visited)
+                last = len(visited)
                 mirrors += 1
-            elif v == -2:
-                d = fwd[d]
-                mirrors += 1
+                d = back[d] if v == -1 else fwd[d]
             else:
                 break
         end = -3 - v
         done[end] = True
         if len(visited) > longest and len(set(visited)) > longest:
             return None
-        lines.append((k, end, visited, befores, mirrors))
+        lines.append((k, end, visited, mirrors, first, last))
     return pos, lines
 
 
 @lru_cache(maxsize=1 << 14)
-def _path_shape(mirrors: int, befores: tuple[int, ...]) -> tuple:
-    """_shape of a line that passes each of its cells once, `befores` giving the mirrors before
-    each: a ghost counts from end a behind a mirror, from end b before the last one."""
-    side = len(befores) + 1
-    return _shape(side, tuple([(side if b else 0) + (b < mirrors) for b in befores]), None)
+def _run_shape(n: int, before: int, after: int) -> tuple:
+    """_shape of a line passing n cells once each, `before` of them before its first mirror and
+    `after` after its last (-1, -1: no mirror). A ghost counts from end a behind a mirror and from
+    end b before the last one."""
+    side = n + 1
+    if before < 0:
+        return _shape(side, (0,) * n, None)
+    return _shape(side, (1,) * before + (side + 1,) * (n - before - after) + (side,) * after, None)
 
 
 @lru_cache(maxsize=1 << 14)
@@ -295,22 +298,23 @@ class _Maze:
         self.fixed = [flat[i] for i in at]
         self.grid = grid
         lines = []
-        for k, end, visited, befores, mirrors in paths:
-            side = len(visited) + 1
+        for k, end, visited, mirrors, first, last in paths:
+            n = len(visited)
             cells = tuple(visited)
-            if len(set(cells)) == len(cells):
-                shifts, table, options = _path_shape(mirrors, tuple(befores))
+            if mirrors < 2 or len(set(cells)) == n:  # (a line crosses itself only past 2 mirrors)
+                shifts, table, options = _run_shape(n, first, n - last) if mirrors else _run_shape(n, -1, -1)
             else:  # the line crosses itself: add up each cell's visits
+                side, index = n + 1, {rc: c for c, rc in enumerate(self.pos)}
                 merged: dict[int, list[int]] = {}
-                for c, b in zip(visited, befores):
-                    g = (side if b else 0) + (b < mirrors)  # as in _path_shape
+                for r, col, b in trace(grid, w, h, k)[0]:
+                    c = index[r, col]
                     merged.setdefault(c, [0, 0])
-                    merged[c][0] += g
+                    merged[c][0] += (side if b else 0) + (b < mirrors)  # as in _run_shape
                     merged[c][1] += 1
                 cells = tuple(merged)
                 shifts, table, options = _shape(side, tuple(g for g, _ in merged.values()),
                                                 tuple(n for _, n in merged.values()))
-            lines.append(_Line(k, end, cells, shifts, side, cells[::-1], table, options))
+            lines.append(_Line(k, end, cells, shifts, n + 1, cells[::-1], table, options))
         # Tatham's sweep order: fewest distinct cells first, ties by the lower edge number
         sizes = [len(ln.cells) for ln in lines]
         order = sorted(range(len(lines)), key=sizes.__getitem__)
