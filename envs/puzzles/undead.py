@@ -503,7 +503,8 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
                 g, v, z = caps
                 if not (g < k and g < g0 or v < k and v < v0 or z < k and z < z0):
                     continue
-            if ln.table is None:
+            table = ln.table
+            if table is None:
                 support = _support_pass(ln, goals[li], dom, caps)
                 if support is None:
                     return depth + 1, False
@@ -513,45 +514,61 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
                 compat = reach[li]
                 if not compat:
                     return depth + 1, False
-                by_dom, at_most = ln.table.by_dom, ln.table.at_most
                 cells = ln.rcells
                 ds = [dom[c] for c in cells]
-                for row, d in zip(by_dom, ds):
+                for row, d in zip(table.by_dom, ds):
                     compat &= row[d]
                 n = len(ds)
                 g, v, z = caps
                 if g < n or v < n or z < n:
                     if g < 0 or v < 0 or z < 0:
                         return depth + 1, False
-                    if g < n and g + ds.count(G) < n:
-                        compat &= at_most[0][g + ds.count(G)]
-                    if v < n and v + ds.count(V) < n:
-                        compat &= at_most[1][v + ds.count(V)]
-                    if z < n and z + ds.count(Z) < n:
-                        compat &= at_most[2][z + ds.count(Z)]
+                    at_most = table.at_most
+                    if g < n:
+                        g += ds.count(G)
+                        if g < n:
+                            compat &= at_most[0][g]
+                    if v < n:
+                        v += ds.count(V)
+                        if v < n:
+                            compat &= at_most[1][v]
+                    if z < n:
+                        z += ds.count(Z)
+                        if z < n:
+                            compat &= at_most[2][z]
                 if not compat:
                     return depth + 1, False
+                stale[li] = False
                 if compat == last[li]:  # no filling dropped: every cell is already its support
-                    stale[li] = False
-                    spent[li] = g, v, z
+                    spent[li] = tuple(caps)
                     continue
                 last[li] = compat
-                news, left = [], 0
-                if not compat & (compat - 1):  # one filling left, filling j: its monsters, base 3
+                if not compat & (compat - 1):
+                    # one filling left, number j: its monsters are j's digits in base 3; the same
+                    # updates as the loop over `news` below, which this is most of the time
                     j = compat.bit_length() - 1
                     for c, d in zip(cells, ds):
                         s = 1 << j % 3
                         j //= 3
                         if s != d:
+                            dom[c] = s
+                            changed = True
+                            for lj in lines_of[c]:
+                                stale[lj] = True
+                            caps[s >> 1] -= 1
+                            if log is not None:
+                                log.append((ln, c, s))
+                    stale[li] = False
+                    n_open[li] = 0
+                    spent[li] = tuple(caps)
+                    continue
+                news, left = [], 0
+                for c, row, d in zip(cells, table.by_dom, ds):
+                    if d & (d - 1):
+                        left += 1
+                        s = (1 if compat & row[1] else 0) | (2 if compat & row[2] else 0) | (4 if compat & row[4] else 0)
+                        if s != d:
                             news.append((c, s))
-                            left += 1
-                else:
-                    for c, row, d in zip(cells, by_dom, ds):
-                        if d & (d - 1):
-                            left += 1
-                            s = (1 if compat & row[1] else 0) | (2 if compat & row[2] else 0) | (4 if compat & row[4] else 0)
-                            if s != d:
-                                news.append((c, s))
             for c, d in news:
                 dom[c] = d
                 changed = True
@@ -567,7 +584,7 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
             # open cells to the spent totals), so only other lines' changes make it stale
             stale[li] = False
             n_open[li] = left
-            spent[li] = caps[0], caps[1], caps[2]
+            spent[li] = tuple(caps)
         depth += 1
         if not changed or all(not d & (d - 1) for d in dom):
             return depth, True
