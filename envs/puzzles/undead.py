@@ -37,7 +37,8 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, reduce
+from operator import and_
 
 from envs.puzzles.grid import PuzzleEnv
 
@@ -343,7 +344,8 @@ class _Maze:
 
     def states(self, dom: list[int]) -> list[int]:
         """Each line's state on a filled board given as one-monster domains (G, V, Z = 1, 2, 4)."""
-        return [sum([sh[dom[c] >> 1] for c, sh in zip(ln.cells, ln.shifts)]) for ln in self.lines]
+        kind = [d >> 1 for d in dom].__getitem__  # G, V, Z = 1, 2, 4 -> 0, 1, 2
+        return [sum(map(tuple.__getitem__, ln.shifts, map(kind, ln.cells))) for ln in self.lines]
 
     def clues(self, states: list[int]) -> tuple[int, ...]:
         clues = [0] * (2 * len(self.lines))
@@ -515,9 +517,8 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
                 if not compat:
                     return depth + 1, False
                 cells = ln.rcells
-                ds = [dom[c] for c in cells]
-                for row, d in zip(table.by_dom, ds):
-                    compat &= row[d]
+                ds = list(map(dom.__getitem__, cells))
+                compat = reduce(and_, map(tuple.__getitem__, table.by_dom, ds), compat)
                 n = len(ds)
                 g, v, z = caps
                 if g < n or v < n or z < n:
@@ -716,10 +717,8 @@ def _unique_views(ln: _Line, guess: list[int]) -> list:
     (filling j puts (j // 3**p) % 3 at position p, the cells reversed, so j counts in his
     order), each as the bit 1 << j; for a longer line, as monster indices in path order."""
     if ln.table is not None:
-        compat = -1
-        for row, c in zip(ln.table.by_dom, ln.rcells):
-            compat &= row[guess[c]]
-        return sorted([x for x in [mask & compat for mask in ln.table.reach.values()] if x and not x & (x - 1)])
+        compat = reduce(and_, map(tuple.__getitem__, ln.table.by_dom, map(guess.__getitem__, ln.rcells)), -1)
+        return sorted([x for x in map(compat.__and__, ln.table.reach.values()) if x and not x & (x - 1)])
     # count the fillings reaching each state, up to 2, keeping the first one
     ways: dict[int, tuple[int, tuple[int, ...]]] = {0: (1, ())}
     for c, shift in zip(ln.cells, ln.shifts):
@@ -739,6 +738,7 @@ def _tatham_board(maze: _Maze, rng: random.Random, monster, filling: int) -> lis
     `filling` cells are still unset, one filling of it chosen at random among those that are the
     only one giving their pair of numbers; then random monsters in the cells left."""
     guess = [FULL] * len(maze.pos)
+    getrandbits = rng.getrandbits
     for ln in maze.lines:
         if guess.count(FULL) <= filling:
             break
@@ -746,7 +746,12 @@ def _tatham_board(maze: _Maze, rng: random.Random, monster, filling: int) -> lis
             singles = _unique_views(ln, guess)
             if not singles:
                 continue
-            pick = singles[rng.randrange(len(singles))]
+            n = len(singles)  # rng.randrange(n), inlined with the same draws (CPython's algorithm)
+            k = n.bit_length()
+            r = getrandbits(k)
+            while r >= n:
+                r = getrandbits(k)
+            pick = singles[r]
             if ln.table is None:
                 for c, m in zip(ln.cells, pick):
                     guess[c] = 1 << m
@@ -783,7 +788,7 @@ def _generate(rng: random.Random, w: int, h: int, level: str, repairs: int = 20,
         dom, log = maze.start(), []
         sweeps, ok = _sweeps(maze, dom, log)
         # every cell settled by sound deductions from the numbers of `board`: it is the one solution
-        if dom == board and _level(sweeps, 0) == level:
+        if dom == board and sweeps <= SWEEPS_EASY:
             puzzle = UndeadPuzzle(w, h, totals, maze.grid, maze.clues(maze.goals))
             puzzle.__dict__["rated"] = (maze, sweeps, ok, log, dom)  # what `rated` would compute
             return puzzle, maze.board(board)
@@ -879,11 +884,13 @@ def decode_id(game_id: str) -> UndeadPuzzle:
     return UndeadPuzzle(w, h, totals, grid, clues)
 
 
-_EMPTY_RUN = re.compile(r"\.{1,26}")  # Tatham writes a run of empty cells as one letter a-z
+_RUNS = [("." * n, chr(ord("a") + n - 1)) for n in range(26, 0, -1)]  # Tatham's letter for a run of empty cells
 
 
 def encode_id(p: UndeadPuzzle) -> str:
-    grid = _EMPTY_RUN.sub(lambda run: chr(ord("a") + len(run[0]) - 1), "".join(p.grid))
+    grid = "".join(p.grid)
+    for dots, letter in _RUNS[26 - min(26, grid.count(".")):]:  # longest first: 27 empty cells are "za"
+        grid = grid.replace(dots, letter)
     numbers = ",".join(map(str, (*p.totals, grid.replace("\\", "L").replace("/", "R"), *p.clues)))
     return f"{p.width}x{p.height}:{numbers}"
 
