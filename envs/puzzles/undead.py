@@ -161,8 +161,9 @@ class _Fillings:
     """Every filling of one line shape (its cells' shift triples, in reverse path order) as a bit:
     filling j puts monster (j // 3**p) % 3 at position p. Bitmasks over them: `by_dom[p][d]`, the
     fillings putting a monster of domain d at p; `at_most[t][k]`, those with at most k monsters
-    of type t; `reach[state]`, those reaching a state. The deduction ANDs a few of them."""
-    __slots__ = ("by_dom", "at_most", "reach")
+    of type t; `reach[state]`, those reaching a state; `singles`, the fillings alone in reaching
+    their state, in order. The deduction ANDs a few of them."""
+    __slots__ = ("by_dom", "at_most", "reach", "singles")
 
     def __init__(self, shifts: tuple[tuple[int, int, int], ...]):
         n = len(shifts)
@@ -190,6 +191,7 @@ class _Fillings:
                 others = [x << b * ((t + 1) % 3) | x << b * ((t + 2) % 3) for x in row]
                 exactly[t] = [others[0]] + [others[k] | row[k - 1] << b * t for k in range(1, n + 1)]
         self.reach = reach
+        self.singles = sorted(mask for mask in reach.values() if not mask & (mask - 1))
         self.at_most = []
         for row in exactly:
             acc, out = 0, []
@@ -716,9 +718,13 @@ def _unique_views(ln: _Line, guess: list[int]) -> list:
     his enumeration order (the first cell varies slowest, G before V before Z). From the table
     (filling j puts (j // 3**p) % 3 at position p, the cells reversed, so j counts in his
     order), each as the bit 1 << j; for a longer line, as monster indices in path order."""
-    if ln.table is not None:
-        compat = reduce(and_, map(tuple.__getitem__, ln.table.by_dom, map(guess.__getitem__, ln.rcells)), -1)
-        return sorted([x for x in map(compat.__and__, ln.table.reach.values()) if x and not x & (x - 1)])
+    table = ln.table
+    if table is not None:
+        ds = list(map(guess.__getitem__, ln.rcells))
+        if ds.count(FULL) == len(ds):
+            return table.singles
+        compat = reduce(and_, map(tuple.__getitem__, table.by_dom, ds), -1)
+        return sorted([x for x in map(compat.__and__, table.reach.values()) if x and not x & (x - 1)])
     # count the fillings reaching each state, up to 2, keeping the first one
     ways: dict[int, tuple[int, tuple[int, ...]]] = {0: (1, ())}
     for c, shift in zip(ln.cells, ln.shifts):
