@@ -37,8 +37,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
-from functools import cached_property, lru_cache, reduce
-from operator import and_
+from functools import cached_property, lru_cache
 
 from envs.puzzles.grid import PuzzleEnv
 
@@ -519,8 +518,9 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
                 if not compat:
                     return depth + 1, False
                 cells = ln.rcells
-                ds = list(map(dom.__getitem__, cells))
-                compat = reduce(and_, map(tuple.__getitem__, table.by_dom, ds), compat)
+                ds = [dom[c] for c in cells]
+                for row, d in zip(table.by_dom, ds):
+                    compat &= row[d]
                 n = len(ds)
                 g, v, z = caps
                 if g < n or v < n or z < n:
@@ -720,11 +720,13 @@ def _unique_views(ln: _Line, guess: list[int]) -> list:
     order), each as the bit 1 << j; for a longer line, as monster indices in path order."""
     table = ln.table
     if table is not None:
-        ds = list(map(guess.__getitem__, ln.rcells))
+        ds = [guess[c] for c in ln.rcells]
         if ds.count(FULL) == len(ds):
             return table.singles
-        compat = reduce(and_, map(tuple.__getitem__, table.by_dom, ds), -1)
-        return sorted([x for x in map(compat.__and__, table.reach.values()) if x and not x & (x - 1)])
+        compat = -1
+        for row, d in zip(table.by_dom, ds):
+            compat &= row[d]
+        return sorted([x for x in [mask & compat for mask in table.reach.values()] if x and not x & (x - 1)])
     # count the fillings reaching each state, up to 2, keeping the first one
     ways: dict[int, tuple[int, tuple[int, ...]]] = {0: (1, ())}
     for c, shift in zip(ln.cells, ln.shifts):
