@@ -296,9 +296,10 @@ class _Maze:
     def __init__(self, grid: tuple[str, ...], w: int, h: int, traced: tuple[list, list] | None = None):
         flat = "".join(grid)
         at, paths = traced or _trace_lines(flat, w, h)
-        self.pos = [divmod(i, w) for i in at]
-        self.fixed = [flat[i] for i in at]
-        self.grid = grid
+        self.width, self.grid, self.at = w, grid, at  # at: each monster cell's index in the grid, row by row
+        # given monsters (from a game ID) start settled; a generated layout has none
+        self.given = [1 << MONSTERS.index(flat[i]) if flat[i] in MONSTERS else FULL for i in at] \
+            if len(at) != flat.count(".") else None
         lines = []
         for k, end, visited, mirrors, first, last in paths:
             n = len(visited)
@@ -306,7 +307,7 @@ class _Maze:
             if mirrors < 2 or len(set(cells)) == n:  # (a line crosses itself only past 2 mirrors)
                 shifts, table, options = _run_shape(n, first, n - last) if mirrors else _run_shape(n, -1, -1)
             else:  # the line crosses itself: add up each cell's visits
-                side, index = n + 1, {rc: c for c, rc in enumerate(self.pos)}
+                side, index = n + 1, {divmod(i, w): c for c, i in enumerate(at)}
                 merged: dict[int, list[int]] = {}
                 for r, col, b in trace(grid, w, h, k)[0]:
                     c = index[r, col]
@@ -322,7 +323,7 @@ class _Maze:
         order = sorted(range(len(lines)), key=sizes.__getitem__)
         self.lines = lines = [lines[i] for i in order]
         self.sizes = [sizes[i] for i in order]
-        lines_of: list[list[int]] = [[] for _ in self.pos]
+        lines_of: list[list[int]] = [[] for _ in at]
         for li, ln in enumerate(lines):
             for c in ln.cells:
                 lines_of[c].append(li)
@@ -358,18 +359,25 @@ class _Maze:
         """(totals, edge numbers) of a filled board given as one-monster domains."""
         return (dom.count(G), dom.count(V), dom.count(Z)), self.clues(self.states(dom))
 
+    @cached_property
+    def pos(self) -> list[tuple[int, int]]:
+        """(row, column) of each monster cell."""
+        return [divmod(i, self.width) for i in self.at]
+
     def start(self) -> list[int]:
-        return [FULL if f == "." else 1 << MONSTERS.index(f) for f in self.fixed]
+        return [FULL] * len(self.at) if self.given is None else self.given[:]
 
     def caps(self, dom: list[int]) -> list[int]:
         """How many more of each monster may be placed beyond the cells already settled."""
-        return [self.totals[t] - dom.count(1 << t) for t in range(3)]
+        g, v, z = self.totals
+        return [g - dom.count(G), v - dom.count(V), z - dom.count(Z)]
 
     def board(self, dom: list[int]) -> list[str]:
-        rows = [list(r) for r in self.grid]
-        for (r, c), d in zip(self.pos, dom):
-            rows[r][c] = MONSTERS[d.bit_length() - 1]
-        return ["".join(r) for r in rows]
+        cells = list("".join(self.grid))
+        for i, d in zip(self.at, dom):
+            cells[i] = "?GV?Z"[d]  # G, V, Z = 1, 2, 4
+        flat, w = "".join(cells), self.width
+        return [flat[i:i + w] for i in range(0, len(flat), w)]
 
 
 @lru_cache(maxsize=1 << 14)  # mazes of one size share most shift triples
@@ -589,7 +597,7 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
             n_open[li] = left
             spent[li] = tuple(caps)
         depth += 1
-        if not changed or all(not d & (d - 1) for d in dom):
+        if not changed or dom.count(G) + dom.count(V) + dom.count(Z) == len(dom):  # all settled
             return depth, True
 
 
@@ -709,7 +717,7 @@ def _layout(rng: random.Random, w: int, h: int, level: str) -> _Maze:
             continue
         traced = _trace_lines(flat, w, h, longest)
         if traced is not None:
-            return _Maze(tuple(flat[r * w:(r + 1) * w] for r in range(h)), w, h, traced)
+            return _Maze(tuple([flat[i:i + w] for i in range(0, size, w)]), w, h, traced)
 
 
 def _unique_views(ln: _Line, guess: list[int]) -> list:
@@ -745,7 +753,7 @@ def _tatham_board(maze: _Maze, rng: random.Random, monster, filling: int) -> lis
     """Tatham's monsters (undead.c new_game_desc): for each line, shortest first, while more than
     `filling` cells are still unset, one filling of it chosen at random among those that are the
     only one giving their pair of numbers; then random monsters in the cells left."""
-    guess = [FULL] * len(maze.pos)
+    guess = [FULL] * len(maze.at)
     getrandbits = rng.getrandbits
     for ln in maze.lines:
         if guess.count(FULL) <= filling:
@@ -802,7 +810,7 @@ def _generate(rng: random.Random, w: int, h: int, level: str, repairs: int = 20,
             return puzzle, maze.board(board)
     while True:
         maze = _layout(rng, w, h, level)
-        board = [monster() for _ in maze.pos]
+        board = [monster() for _ in maze.at]
         for _ in range(repairs):
             totals = (board.count(G), board.count(V), board.count(Z))
             maze.set_goals(totals, maze.states(board))
@@ -837,7 +845,8 @@ def _generate(rng: random.Random, w: int, h: int, level: str, repairs: int = 20,
 
 def _varied(totals: tuple[int, ...], level: str) -> bool:
     """Tatham discards puzzles with a single monster type, and tricky ones lacking a pair of each."""
-    return sum(1 for n in totals if n) >= 2 and (level != "tricky" or min(totals) >= 2)
+    g, v, z = totals
+    return (g > 0) + (v > 0) + (z > 0) >= 2 and (level != "tricky" or min(totals) >= 2)
 
 
 # ---------------------------------------------------------------- game ID
