@@ -534,19 +534,15 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
                 if g < n or v < n or z < n:
                     if g < 0 or v < 0 or z < 0:
                         return depth + 1, False
-                    at_most = table.at_most
-                    if g < n:
-                        g += ds.count(G)
-                        if g < n:
-                            compat &= at_most[0][g]
-                    if v < n:
-                        v += ds.count(V)
-                        if v < n:
-                            compat &= at_most[1][v]
-                    if z < n:
-                        z += ds.count(Z)
-                        if z < n:
-                            compat &= at_most[2][z]
+                    ng, nv, nz = ds.count(G), ds.count(V), ds.count(Z)
+                    if ng + nv + nz < n:  # (with every cell settled, no total can bind)
+                        at_most = table.at_most
+                        if g + ng < n:
+                            compat &= at_most[0][g + ng]
+                        if v + nv < n:
+                            compat &= at_most[1][v + nv]
+                        if z + nz < n:
+                            compat &= at_most[2][z + nz]
                 if not compat:
                     return depth + 1, False
                 stale[li] = False
