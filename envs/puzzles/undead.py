@@ -324,9 +324,11 @@ class _Maze:
         self.lines = lines = [lines[i] for i in order]
         self.sizes = [sizes[i] for i in order]
         lines_of: list[list[int]] = [[] for _ in at]
+        self.passes = passes = []  # (line, cell, shift triple) for every cell of every line
         for li, ln in enumerate(lines):
-            for c in ln.cells:
+            for c, shift in zip(ln.cells, ln.shifts):
                 lines_of[c].append(li)
+                passes.append((li, c, shift))
         self.lines_of = lines_of
         self.totals: tuple[int, ...] = (0, 0, 0)
         self.goals: list[int] = []
@@ -346,8 +348,10 @@ class _Maze:
 
     def states(self, dom: list[int]) -> list[int]:
         """Each line's state on a filled board given as one-monster domains (G, V, Z = 1, 2, 4)."""
-        kind = [d >> 1 for d in dom].__getitem__  # G, V, Z = 1, 2, 4 -> 0, 1, 2
-        return [sum(map(tuple.__getitem__, ln.shifts, map(kind, ln.cells))) for ln in self.lines]
+        states = [0] * len(self.lines)
+        for li, c, shift in self.passes:
+            states[li] += shift[dom[c] >> 1]  # G, V, Z = 1, 2, 4 -> 0, 1, 2
+        return states
 
     def clues(self, states: list[int]) -> tuple[int, ...]:
         clues = [0] * (2 * len(self.lines))
