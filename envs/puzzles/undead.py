@@ -307,12 +307,11 @@ class _Maze:
             if mirrors < 2 or len(set(cells)) == n:  # (a line crosses itself only past 2 mirrors)
                 shifts, table, options = _run_shape(n, first, n - last) if mirrors else _run_shape(n, -1, -1)
             else:  # the line crosses itself: add up each cell's visits
-                side, index = n + 1, {divmod(i, w): c for c, i in enumerate(at)}
+                side = n + 1
                 merged: dict[int, list[int]] = {}
-                for r, col, b in trace(grid, w, h, k)[0]:
-                    c = index[r, col]
+                for i, c in enumerate(visited):
                     merged.setdefault(c, [0, 0])
-                    merged[c][0] += (side if b else 0) + (b < mirrors)  # as in _run_shape
+                    merged[c][0] += 1 if i < first else side if i >= last else side + 1  # as in _run_shape
                     merged[c][1] += 1
                 cells = tuple(merged)
                 shifts, table, options = _shape(side, tuple(g for g, _ in merged.values()),
