@@ -12,11 +12,14 @@ the top-left (top left-to-right, right top-to-bottom, bottom right-to-left, left
 Solver. A domain is a bitmask of G=1, V=2, Z=4 per monster cell. The one deduction is "line of
 sight": for one line, both of its numbers at once, drop from each of its cells every monster that
 appears in no filling of the line giving both numbers without exceeding the monster totals still
-left. It is computed exactly by a forward/backward pass over a bitset of reachable states (count
-seen from one end, count seen from the other, and the number of each monster type placed, the
-latter only for types whose remaining total could bind), so it costs a few big-int shifts per open
-cell. Search (for uniqueness) adds the totals rule and guesses a cell on the line with the fewest
-open cells.
+left. It is computed exactly, for a line of up to 6 distinct cells from a table of all its 3**n
+fillings shared by every line of the same shape (bitmasks over the fillings: those reaching each
+pair of numbers, those putting each monster in each cell, those with at most k of a type; the
+deduction ANDs a few of them, built once per shape in well under a millisecond), for a longer
+line by a forward/backward pass over a bitset of reachable states (count seen from one end, count
+seen from the other, and the number of each monster type placed, the latter only for types whose
+remaining total could bind). Search (for uniqueness) adds the totals rule and guesses a cell on
+the line with the fewest open cells.
 
 Levels, as rated by Tatham's generator (undead.c), with a "sweep" being one pass of the line of
 sight deduction over every line, lines with fewer distinct cells first:
@@ -27,10 +30,13 @@ sight deduction over every line, lines with fewer distinct cells first:
 So each level is not solvable by the means of the level below. grade() reproduces the levels of
 all 100 reference puzzles in the fixtures.
 
-Generator: Tatham's random mirror layouts (with his per-level limit on line length), random
-monsters, then local repair instead of starting over: where two solutions differ, or where the
-sweeps get stuck on a puzzle that is too hard, new monsters go in and only the numbers are
-recomputed (see _generate).
+Generator: Tatham's random mirror layouts (with his per-level limit on line length). Easy
+monsters are placed as his new_game_desc places them: for each line, shortest first, until at
+most 2 cells are unset, a random one of the fillings that alone give their pair of numbers; then
+random monsters; a fresh layout when the sweeps need more than 3 rounds (nearly every attempt
+settles in one). Normal and tricky: random monsters, then local repair instead of starting over:
+where two solutions differ, or where the sweeps get stuck on a puzzle that is too hard, new
+monsters go in and only the numbers are recomputed (see _generate).
 """
 from __future__ import annotations
 
@@ -780,10 +786,12 @@ def _tatham_board(maze: _Maze, rng: random.Random, monster, filling: int) -> lis
 
 def _generate(rng: random.Random, w: int, h: int, level: str, repairs: int = 20,
               budget: int = 300) -> tuple[UndeadPuzzle, list[str]]:
-    """Random layout and monsters, then repair: where two solutions differ, or (if too hard) where
-    the sweeps leave cells open, put new monsters and recompute the numbers, so each step keeps
-    most of the board and only re-rates it. A layout whose check needs more than `budget` search
-    nodes is dropped: such boards are rare and only slow the generator down."""
+    """Easy: Tatham's monsters (_tatham_board) on a random layout until the sweeps settle every
+    cell within 3 rounds. Normal and tricky: random layout and monsters, then repair: where two
+    solutions differ, or (if too hard) where the sweeps leave cells open, put new monsters and
+    recompute the numbers, so each step keeps most of the board and only re-rates it. A layout
+    whose check needs more than `budget` search nodes is dropped: such boards are rare and only
+    slow the generator down."""
     want = LEVELS.index(level)
     getrandbits = rng.getrandbits
 
