@@ -541,7 +541,7 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
                 n = len(ds)
                 g, v, z = caps
                 if g < n or v < n or z < n:
-                    if g < 0 or v < 0 or z < 0:
+                    if (g | v | z) < 0:  # some total exceeded
                         return depth + 1, False
                     ng, nv, nz = ds.count(G), ds.count(V), ds.count(Z)
                     if ng + nv + nz < n:  # (with every cell settled, no total can bind)
