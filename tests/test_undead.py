@@ -154,6 +154,9 @@ def test_game_id_round_trips_long_runs():
         p = decode_id(gid)
         assert encode_id(p) == gid
     assert "".join(decode_id("6x5:10,10,9,zcL," + ",".join(["0"] * 22)).grid).count(".") == 29
+    # numbers past the encoder's table of small ones; mirrors and givens between runs
+    big = "20x20:300,10,88," + "z" * 15 + "dLRGVZa," + ",".join(map(str, range(250, 330)))
+    assert encode_id(decode_id(big)) == big
 
 
 @pytest.mark.parametrize("bad, message", [

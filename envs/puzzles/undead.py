@@ -908,15 +908,19 @@ def decode_id(game_id: str) -> UndeadPuzzle:
     return UndeadPuzzle(w, h, totals, grid, clues)
 
 
-_RUNS = [("." * n, chr(ord("a") + n - 1)) for n in range(26, 0, -1)]  # Tatham's letter for a run of empty cells
+_RUNS = [("." * n, chr(ord("a") + n - 1)) for n in range(26, 0, -1)]
+_NUMBER_TEXT = tuple(map(str, range(256)))  # str() of the usual numbers, looked up  # Tatham's letter for a run of empty cells
 
 
 def encode_id(p: UndeadPuzzle) -> str:
     grid = "".join(p.grid)
     for dots, letter in _RUNS[26 - min(26, grid.count(".")):]:  # longest first: 27 empty cells are "za"
         grid = grid.replace(dots, letter)
-    numbers = ",".join(map(str, (*p.totals, grid.replace("\\", "L").replace("/", "R"), *p.clues)))
-    return f"{p.width}x{p.height}:{numbers}"
+    text = _NUMBER_TEXT
+    totals = ",".join([text[n] if n < 256 else str(n) for n in p.totals])
+    clues = ",".join([text[n] if n < 256 else str(n) for n in p.clues])
+    grid = grid.replace("\\", "L").replace("/", "R")
+    return f"{p.width}x{p.height}:{totals},{grid},{clues}"
 
 
 # ---------------------------------------------------------------- the env
