@@ -511,7 +511,11 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
     depth = 0
     caps = maze.caps(dom)
     lines, goals, reach, lines_of = maze.lines, maze.goals, maze.reach, maze.lines_of
-    stale = [True] * len(lines)  # a cell of the line changed since it was last applied
+    # stale: a cell of the line changed since it was last applied (2: and every cell is still FULL)
+    if dom.count(FULL) == len(dom):
+        stale = [2] * len(lines)
+    else:
+        stale = [2 if all(dom[c] == FULL for c in ln.cells) else 1 for ln in lines]
     n_open = maze.sizes[:]  # per line, its open cells when it was last applied
     spent = [(0, 0, 0)] * len(lines)  # and the totals left then
     last = [-1] * len(lines)  # per table line, its fillings left then
@@ -535,15 +539,21 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
                 if not compat:
                     return depth + 1, False
                 cells = ln.rcells
-                ds = [dom[c] for c in cells]
-                for row, d in zip(table.by_dom, ds):
-                    compat &= row[d]
-                n = len(ds)
+                n = len(cells)
+                if stale[li] == 2:  # all open to every monster: nothing to AND, nothing settled
+                    ds = [FULL] * n
+                    ng = nv = nz = 0
+                else:
+                    ds = [dom[c] for c in cells]
+                    for row, d in zip(table.by_dom, ds):
+                        compat &= row[d]
+                    ng = nv = nz = -1  # not counted yet
                 g, v, z = caps
                 if g < n or v < n or z < n:
                     if (g | v | z) < 0:  # some total exceeded
                         return depth + 1, False
-                    ng, nv, nz = ds.count(G), ds.count(V), ds.count(Z)
+                    if ng < 0:
+                        ng, nv, nz = ds.count(G), ds.count(V), ds.count(Z)
                     if ng + nv + nz < n:  # (with every cell settled, no total can bind)
                         at_most = table.at_most
                         if g + ng < n:
