@@ -271,7 +271,7 @@ def _trace_lines(flat: str, w: int, h: int, longest: int = 1 << 30) -> tuple[lis
     return pos, lines
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 12)
 def _run_shape(n: int, before: int, after: int) -> tuple:
     """_shape of a line passing n cells once each, `before` of them before its first mirror and
     `after` after its last (-1, -1: no mirror). A ghost counts from end a behind a mirror and from
@@ -282,7 +282,7 @@ def _run_shape(n: int, before: int, after: int) -> tuple:
     return _shape(side, (1,) * before + (side + 1,) * (n - before - after) + (side,) * after, None)
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 12)  # a table of 6 cells holds some 10 kB; ~1000 shapes cover the ladder
 def _shape(side: int, ghosts: tuple[int, ...], visits: tuple[int, ...] | None) -> tuple:
     """(shift triples, fillings table or None, options or None) of a line of `side` - 1 visits
     whose distinct cells shift a ghost by `ghosts` and are visited `visits` times (None: once each).
