@@ -35,7 +35,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import ClassVar
 
 from envs.puzzles.grid import PuzzleEnv
@@ -358,68 +358,98 @@ def search(g: Graph, limit: int) -> list[list[int]]:
 # ------------------------------------------------------------------ generation
 
 
+@lru_cache(maxsize=64)  # a pure function of the size, built in well under a millisecond
+def _board(w: int, h: int) -> tuple[bytearray, list, list, list]:
+    """The empty padded board of a w x h grid (stride w + 2, a border of EDGE cells, so walks need
+    no bounds checks) and, per padded cell: its steps that stay inside the grid (order left, right,
+    up, down), a mask of those steps that can never make a new island (the border is at most two
+    steps away: at most one free cell, and an island there would touch this one), and which
+    borders of the grid the cell lies on (bits 1 top, 2 bottom, 4 left, 8 right)."""
+    stride = w + 2
+    kind = bytearray([EDGE]) * (stride * (h + 2))
+    dirs: list = [()] * len(kind)
+    static_dead = [0] * len(kind)
+    border = [0] * len(kind)
+    for r in range(h):
+        for c in range(w):
+            kind[(r + 1) * stride + c + 1] = WATER
+    for r in range(h):
+        for c in range(w):
+            k = (r + 1) * stride + c + 1
+            dirs[k] = tuple(d for d in (-1, 1, -stride, stride) if kind[k + d] != EDGE)
+            static_dead[k] = sum(1 << i for i, d in enumerate(dirs[k]) if kind[k + 2 * d] == EDGE)
+            border[k] = (r == 0) | (r == h - 1) << 1 | (c == 0) << 2 | (c == w - 1) << 3
+    return kind, dirs, static_dead, border
+
+
 def layout(rng: random.Random, w: int, h: int, maxb: int) -> tuple[list[tuple[int, int]], dict]:
     """Tatham's layout algorithm (our code): grow islands from a random first one, each new island
     bridged to the one it grew from, now and then a bridge to an island already in line instead.
-    Returns island positions and {(a, b): bridges}, retrying until every border has an island."""
+    Returns island positions and {(a, b): bridges}, retrying until every border has an island.
+
+    Same random draws as Tatham's loop (so the same layouts per seed); the speed comes from
+    bookkeeping, not from skipping tries: a try whose step can never make an island or a bridge
+    (it starts on a bridge or runs into the border or a bridge within two cells) draws nothing
+    after choosing its island and step, so such steps are marked once ("dead") and later tries on
+    them cost two draws and a bit test."""
     want = max(w * h * ISLAND_PCT // 100, 3)
-    stride = w + 2  # cells of a grid padded with a border, so walks need no bounds checks
+    empty, step_table, static_dead, border = _board(w, h)
+    stride = w + 2
     rand = rng.random  # int(rand() * n) draws below n; several times faster than randrange
     while True:
-        kind = bytearray([EDGE]) * stride + (bytearray([EDGE]) + bytearray(w) + bytearray([EDGE])) * h \
-            + bytearray([EDGE]) * stride
-        where: dict[int, int] = {}  # padded cell -> island index
-        cells: list[int] = []
-        dirs: list[list[int]] = []  # per island, the steps that stay inside the grid
-        dead: list[int] = []  # per island, bit i: step dirs[a][i] can never succeed
+        kind = empty[:]
+        where = {}  # padded cell -> island index
+        k = (1 + int(rand() * h)) * stride + 1 + int(rand() * w)
+        kind[k], where[k] = ISLAND, 0
+        cells = [k]
+        dirs = [step_table[k]]  # per island, the steps that stay inside the grid
+        dead = [static_dead[k]]  # per island, bit i: step dirs[a][i] can never succeed
+        edges = border[k]
         bridges: dict[tuple[int, int], int] = {}
-
-        def add(k):
-            kind[k], where[k] = ISLAND, len(cells)
-            cells.append(k)
-            dirs.append([d for d in (-1, 1, -stride, stride) if kind[k + d] != EDGE])
-            dead.append(0)
-
-        add((1 + int(rand() * h)) * stride + 1 + int(rand() * w))
         bad, n = 0, 1
         while n < want and bad <= MAX_BAD_TRIES:
             a = int(rand() * n)
             steps_a = dirs[a]
             i = int(rand() * len(steps_a))
-            if dead[a] >> i & 1:  # most tries late in a layout; skipping the walk keeps the odds
+            if dead[a] >> i & 1:
                 bad += 1
                 continue
             d = steps_a[i]
             k0 = cells[a]
-            k, steps = k0 + d, 1
-            while kind[k] == WATER:  # walk out to the border, a bridge or an island
-                k, steps = k + d, steps + 1
-            if kind[k] == ISLAND and rand() * 100 < EXPANSION_PCT:
+            k = k0 + d
+            t = kind[k]
+            while t == WATER:  # walk out to the border, a bridge or an island
+                k += d
+                t = kind[k]
+            if t == ISLAND and rand() * 100 < EXPANSION_PCT:
                 b = where[k]
             else:
-                far = steps - 2 if kind[k] == ISLAND else steps - 1  # keep a gap before an island
+                far = (k - k0) // d - (2 if t == ISLAND else 1)  # keep a gap before an island
                 if far < 2:
-                    if kind[k] != ISLAND:  # at most one free cell, where no island can ever go
+                    if t != ISLAND:  # at most one free cell, where no island can ever go
                         dead[a] |= 1 << i
                     bad += 1
                     continue
                 k = k0 + d * (far if rand() * 100 < EXPANSION_PCT else 2 + int(rand() * (far - 1)))
-                side = stride if d in (-1, 1) else 1
+                side = stride if d == 1 or d == -1 else 1
                 if kind[k + side] == ISLAND or kind[k - side] == ISLAND:
                     bad += 1  # it would touch an island beside it
                     continue
                 b = n
-                add(k)
+                kind[k], where[k] = ISLAND, n
+                cells.append(k)
+                dirs.append(step_table[k])
+                dead.append(static_dead[k])
+                edges |= border[k]
                 n, bad = n + 1, 0
             for x in range(k0 + d, k, d):
                 kind[x] = LINE
-            bridges[min(a, b), max(a, b)] = 1 + int(rand() * maxb)
-        pos = [divmod(k, stride) for k in cells]
-        pos = [(r - 1, c - 1) for r, c in pos]
-        rows = {r for r, _ in pos}
-        cols = {c for _, c in pos}
-        if len(pos) > 1 and {0, h - 1} <= rows and {0, w - 1} <= cols:
-            return pos, bridges
+            # the bridge now starts both islands' steps along it: neither can ever grow there again
+            dead[a] |= 1 << i
+            dead[b] |= 1 << dirs[b].index(-d)
+            bridges[(a, b) if a < b else (b, a)] = 1 + int(rand() * maxb)
+        if n > 1 and edges == 15:
+            return [((k // stride) - 1, (k % stride) - 1) for k in cells], bridges
 
 
 # ------------------------------------------------------------------ the env
