@@ -73,36 +73,48 @@ class Graph:
 
     def __init__(self, p: Puzzle):
         w, h = p.width, p.height
-        self.n = [k for _, _, k in p.islands]
-        self.pos = [(r, c) for r, c, _ in p.islands]
+        isl = sorted(p.islands)  # row-major, as decode and the generator give them
+        self.n = n = [k for _, _, k in isl]
+        self.pos = [(r, c) for r, c, _ in isl]
         self.maxb, self.loops = p.maxb, p.loops
-        at = {(r, c): i for i, (r, c, _) in enumerate(p.islands)}
+        # Row-major order: an island's right neighbour is the next island if in the same row;
+        # column-major order gives the one below.
+        below = [-1] * len(n)
+        by_col = sorted(range(len(n)), key=lambda i: (isl[i][1], isl[i][0]))
+        for i, j in zip(by_col, by_col[1:]):
+            if isl[i][1] == isl[j][1]:
+                below[i] = j
         self.ends: list[tuple[int, int]] = []
-        self.cells: list[list[int]] = []  # cell indices r * w + c the edge's bridges cover
+        self.cells: list[range] = []  # cell indices r * w + c the edge's bridges cover
         self.horizontal: list[bool] = []
-        for i, (r, c, _) in enumerate(p.islands):
-            for dr, dc in ((0, 1), (1, 0)):
-                rr, cc, cells = r + dr, c + dc, []
-                while rr < h and cc < w and (rr, cc) not in at:
-                    cells.append(rr * w + cc)
-                    rr, cc = rr + dr, cc + dc
-                if rr < h and cc < w and cells:
-                    self.ends.append((i, at[rr, cc]))
-                    self.cells.append(cells)
-                    self.horizontal.append(dc == 1)
-        self.inc: list[list[int]] = [[] for _ in self.n]
+        self.inc: list[list[int]] = [[] for _ in n]
+        across = [-1] * (w * h)  # cell -> the horizontal edge over it
+        for i, (r, c, _) in enumerate(isl):
+            x = r * w + c
+            if i + 1 < len(n) and isl[i + 1][0] == r:  # (islands never touch: at least one cell between)
+                y = r * w + isl[i + 1][1]
+                across[x + 1:y] = [len(self.ends)] * (y - x - 1)
+                self.ends.append((i, i + 1))
+                self.cells.append(range(x + 1, y))
+                self.horizontal.append(True)
+            j = below[i]
+            if j >= 0:
+                self.ends.append((i, j))
+                self.cells.append(range(x + w, isl[j][0] * w + c, w))
+                self.horizontal.append(False)
         for e, (a, b) in enumerate(self.ends):
             self.inc[a].append(e)
             self.inc[b].append(e)
-        self.cap = [min(p.maxb, self.n[a], self.n[b]) for a, b in self.ends]
-        across = {x: e for e, cells in enumerate(self.cells) if self.horizontal[e] for x in cells}
+        maxb = p.maxb
+        self.cap = [min(maxb, n[a], n[b]) for a, b in self.ends]
         self.cross: list[list[int]] = [[] for _ in self.ends]
         for e, cells in enumerate(self.cells):
             if not self.horizontal[e]:
                 for x in cells:
-                    if x in across:
-                        self.cross[e].append(across[x])
-                        self.cross[across[x]].append(e)
+                    f = across[x]
+                    if f >= 0:
+                        self.cross[e].append(f)
+                        self.cross[f].append(e)
 
     def other(self, e: int, i: int) -> int:
         a, b = self.ends[e]
@@ -155,12 +167,16 @@ def deduce(g: Graph, lo: list[int], hi: list[int], level: int, log: list | None 
         touch(e)
         return True
 
+    maxb = g.maxb
+
     def local():
         while queue:
             i = queue.pop()
             queued[i] = False
             es = inc[i]
-            need = n[i] - sum([lo[e] for e in es])
+            need = n[i]
+            for e in es:
+                need -= lo[e]
             if need < 0:
                 return False
             if need == 0:
@@ -169,33 +185,45 @@ def deduce(g: Graph, lo: list[int], hi: list[int], level: int, log: list | None 
                         hi[e] = lo[e]
                         touch(e)
                 continue
-            room = [min(hi[e] - lo[e], need) for e in es]
-            spare = sum(room)
+            spare = 0  # what the edges can still take, each capped at need
+            for e in es:
+                r = hi[e] - lo[e]
+                spare += r if r < need else need
             if spare < need:
                 return False
-            if spare == need:
-                for e, r in zip(es, room):
+            if spare == need:  # (raising one edge of i never changes another edge of i: they do not cross)
+                for e in es:
+                    r = hi[e] - lo[e]
+                    if r > need:
+                        r = need
                     if r:
                         if log is not None:
                             log.append(("fill", i, e, lo[e] + r))
                         if not raise_lo(e, lo[e] + r):
                             return False
             elif level >= 1:
-                avail = sum([hi[e] for e in es])
+                avail = n[i]
                 for e in es:
-                    least = n[i] - avail + hi[e]
+                    avail -= hi[e]
+                for e in es:
+                    least = avail + hi[e]
                     if least > lo[e]:
                         if log is not None:
                             log.append(("least", i, e, least))
                         if not raise_lo(e, least):
                             return False
-            elif n[i] > (sum([1 for e in es if hi[e]]) - 1) * g.maxb:
+            else:
+                usable = -1
                 for e in es:
-                    if hi[e] and not lo[e]:
-                        if log is not None:
-                            log.append(("least", i, e, 1))
-                        if not raise_lo(e, 1):
-                            return False
+                    if hi[e]:
+                        usable += 1
+                if n[i] > usable * maxb:
+                    for e in es:
+                        if hi[e] and not lo[e]:
+                            if log is not None:
+                                log.append(("least", i, e, 1))
+                            if not raise_lo(e, 1):
+                                return False
         return True
 
     start = 0
