@@ -433,18 +433,18 @@ def layout(rng: random.Random, w: int, h: int, maxb: int) -> tuple[list[tuple[in
         kind[k], where[k] = ISLAND, 0
         cells = [k]
         dirs = [step_table[k]]  # per island, the steps that stay inside the grid
+        ndirs = [len(dirs[0])]
         dead = [static_dead[k]]  # per island, bit i: step dirs[a][i] can never succeed
         edges = border[k]
         bridges: dict[tuple[int, int], int] = {}
         bad, n = 0, 1
         while n < want and bad <= MAX_BAD_TRIES:
             a = floor(rand() * n)
-            steps_a = dirs[a]
-            i = floor(rand() * len(steps_a))
+            i = floor(rand() * ndirs[a])
             if dead[a] >> i & 1:
                 bad += 1
                 continue
-            d = steps_a[i]
+            d = dirs[a][i]
             k0 = cells[a]
             k = k0 + d
             t = kind[k]
@@ -469,6 +469,7 @@ def layout(rng: random.Random, w: int, h: int, maxb: int) -> tuple[list[tuple[in
                 kind[k], where[k] = ISLAND, n
                 cells.append(k)
                 dirs.append(step_table[k])
+                ndirs.append(len(step_table[k]))
                 dead.append(static_dead[k])
                 edges |= border[k]
                 n, bad = n + 1, 0
@@ -597,7 +598,7 @@ Every cell a bridge passes through shows that bridge."""
             for (a, b), k in bridges.items():
                 n[a] += k
                 n[b] += k
-            order = sorted(range(len(pos)), key=lambda i: pos[i])
+            order = sorted(range(len(pos)), key=pos.__getitem__)
             puzzle = Puzzle(width, height, 2, tuple((*pos[i], n[i]) for i in order))
             g = puzzle.graph
             lo, hi = [0] * len(g.cap), list(g.cap)
