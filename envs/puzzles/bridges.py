@@ -47,6 +47,7 @@ MAX_BRIDGES = 4  # Tatham's limit on B
 ISLAND_CHARS = "123456789ABCDEFG"  # island number n is ISLAND_CHARS[n - 1]
 H_CHARS = "-=tq"  # k horizontal bridges: H_CHARS[k - 1]
 V_CHARS = '|"TQ'
+RUNS = " abcdefghijklmnopqrstuvwxyz"  # a run of k empty cells (1..26) is RUNS[k]
 PARAMS = re.compile(r"([0-9]{1,6})x([0-9]{1,6})m([0-9]{1,6})(L?)")  # [0-9]: \d admits other scripts' digits
 ISLAND_PCT, EXPANSION_PCT = 30, 10  # Tatham's defaults: islands on 30% of cells, 10% "expansion"
 MAX_BAD_TRIES = 50  # Tatham's generator stops adding islands after this many failed tries in a row
@@ -73,49 +74,58 @@ class Graph:
     Solver state is two lists over edges, lo and hi: the fewest and most bridges still possible."""
 
     def __init__(self, p: Puzzle):
-        w, h = p.width, p.height
+        w = p.width
         isl = sorted(p.islands)  # row-major, as decode and the generator give them
+        m = len(isl)
         self.n = n = [k for _, _, k in isl]
         self.pos = [(r, c) for r, c, _ in isl]
-        self.maxb, self.loops = p.maxb, p.loops
+        maxb = self.maxb = p.maxb
+        self.loops = p.loops
         # Row-major order: an island's right neighbour is the next island if in the same row;
         # column-major order gives the one below.
-        below = [-1] * len(n)
-        by_col = sorted(range(len(n)), key=lambda i: (isl[i][1], isl[i][0]))
+        below = [-1] * m
+        by_col = sorted(range(m), key=lambda i: (isl[i][1], isl[i][0]))
         for i, j in zip(by_col, by_col[1:]):
             if isl[i][1] == isl[j][1]:
                 below[i] = j
-        self.ends: list[tuple[int, int]] = []
-        self.cells: list[range] = []  # cell indices r * w + c the edge's bridges cover
-        self.horizontal: list[bool] = []
-        self.inc: list[list[int]] = [[] for _ in n]
-        across = [-1] * (w * h)  # cell -> the horizontal edge over it
+        ends: list[tuple[int, int]] = []
+        cells: list[range] = []  # cell indices r * w + c the edge's bridges cover
+        horizontal: list[bool] = []
+        inc: list[list[int]] = [[] for _ in n]  # each island's edges, in edge order
+        cross: list[list[int]] = []
+        across = {}  # cell -> the horizontal edge over it
         for i, (r, c, _) in enumerate(isl):
             x = r * w + c
-            if i + 1 < len(n) and isl[i + 1][0] == r:  # (islands never touch: at least one cell between)
-                y = r * w + isl[i + 1][1]
-                across[x + 1:y] = [len(self.ends)] * (y - x - 1)
-                self.ends.append((i, i + 1))
-                self.cells.append(range(x + 1, y))
-                self.horizontal.append(True)
+            if i + 1 < m and isl[i + 1][0] == r:  # (islands never touch: at least one cell between)
+                e = len(ends)
+                span = range(x + 1, r * w + isl[i + 1][1])
+                for y in span:
+                    across[y] = e
+                ends.append((i, i + 1))
+                cells.append(span)
+                horizontal.append(True)
+                cross.append([])
+                inc[i].append(e)
+                inc[i + 1].append(e)
             j = below[i]
             if j >= 0:
-                self.ends.append((i, j))
-                self.cells.append(range(x + w, isl[j][0] * w + c, w))
-                self.horizontal.append(False)
-        for e, (a, b) in enumerate(self.ends):
-            self.inc[a].append(e)
-            self.inc[b].append(e)
-        maxb = p.maxb
-        self.cap = [min(maxb, n[a], n[b]) for a, b in self.ends]
-        self.cross: list[list[int]] = [[] for _ in self.ends]
-        for e, cells in enumerate(self.cells):
-            if not self.horizontal[e]:
-                for x in cells:
-                    f = across[x]
-                    if f >= 0:
-                        self.cross[e].append(f)
-                        self.cross[f].append(e)
+                e = len(ends)
+                ends.append((i, j))
+                cells.append(range(x + w, isl[j][0] * w + c, w))
+                horizontal.append(False)
+                cross.append([])
+                inc[i].append(e)
+                inc[j].append(e)
+        if across:
+            for e, span in enumerate(cells):
+                if not horizontal[e]:
+                    for x in span:
+                        f = across.get(x)
+                        if f is not None:
+                            cross[e].append(f)
+                            cross[f].append(e)
+        self.ends, self.cells, self.horizontal, self.inc, self.cross = ends, cells, horizontal, inc, cross
+        self.cap = [min(maxb, n[a], n[b]) for a, b in ends]
 
     def other(self, e: int, i: int) -> int:
         a, b = self.ends[e]
@@ -553,21 +563,22 @@ Every cell a bridge passes through shows that bridge."""
 
     def encode(self, puzzle: Puzzle) -> str:
         w, h = puzzle.width, puzzle.height
-        at = {r * w + c: k for r, c, k in puzzle.islands}
-        out, run = [], 0
-        for cell in range(w * h):
-            if cell in at:
-                if run:
-                    out.append(chr(ord("a") + run - 1))
-                    run = 0
-                out.append(ISLAND_CHARS[at[cell] - 1])
-            else:
-                if run == 26:
-                    out.append("z")
-                    run = 0
-                run += 1
-        if run:
-            out.append(chr(ord("a") + run - 1))
+        out, cell = [], 0
+        for r, c, k in sorted(puzzle.islands):  # row-major: the gaps before islands are the runs
+            gap = r * w + c - cell
+            while gap > 26:
+                out.append("z")
+                gap -= 26
+            if gap:
+                out.append(RUNS[gap])
+            out.append(ISLAND_CHARS[k - 1])
+            cell = r * w + c + 1
+        gap = w * h - cell
+        while gap > 26:
+            out.append("z")
+            gap -= 26
+        if gap:
+            out.append(RUNS[gap])
         return f"{w}x{h}m{puzzle.maxb}{'' if puzzle.loops else 'L'}:" + "".join(out)
 
     # ------------------------------------------------------------ solving
@@ -598,8 +609,7 @@ Every cell a bridge passes through shows that bridge."""
             for (a, b), k in bridges.items():
                 n[a] += k
                 n[b] += k
-            order = sorted(range(len(pos)), key=pos.__getitem__)
-            puzzle = Puzzle(width, height, 2, tuple((*pos[i], n[i]) for i in order))
+            puzzle = Puzzle(width, height, 2, tuple(sorted([(r, c, k) for (r, c), k in zip(pos, n)])))
             g = puzzle.graph
             lo, hi = [0] * len(g.cap), list(g.cap)
             if target > 0 and len(pos) > 3:
@@ -615,15 +625,18 @@ Every cell a bridge passes through shows that bridge."""
     @staticmethod
     def _grid(puzzle: Puzzle, vals: list[int] = ()) -> list[str]:
         """The board with vals[e] bridges on edge e (none by default)."""
-        rows = [["."] * puzzle.width for _ in range(puzzle.height)]
+        w = puzzle.width
+        cells = ["."] * (w * puzzle.height)
         for r, c, k in puzzle.islands:
-            rows[r][c] = ISLAND_CHARS[k - 1]
-        for e, v in enumerate(vals):
-            if v:
-                ch = (H_CHARS if puzzle.graph.horizontal[e] else V_CHARS)[v - 1]
-                for x in puzzle.graph.cells[e]:
-                    rows[x // puzzle.width][x % puzzle.width] = ch
-        return ["".join(row) for row in rows]
+            cells[r * w + c] = ISLAND_CHARS[k - 1]
+        if any(vals):
+            g = puzzle.graph
+            for e, v in enumerate(vals):
+                if v:
+                    ch = (H_CHARS if g.horizontal[e] else V_CHARS)[v - 1]
+                    for x in g.cells[e]:
+                        cells[x] = ch
+        return ["".join(cells[x:x + w]) for x in range(0, len(cells), w)]
 
     # ------------------------------------------------------------ checking
 
