@@ -84,9 +84,9 @@ class Graph:
         # Row-major order: an island's right neighbour is the next island if in the same row;
         # column-major order gives the one below.
         below = [-1] * m
-        by_col = sorted(range(m), key=lambda i: (isl[i][1], isl[i][0]))
-        for i, j in zip(by_col, by_col[1:]):
-            if isl[i][1] == isl[j][1]:
+        by_col = sorted([(c, r, i) for i, (r, c, _) in enumerate(isl)])
+        for (c, _, i), (c2, _, j) in zip(by_col, by_col[1:]):
+            if c == c2:
                 below[i] = j
         ends: list[tuple[int, int]] = []
         cells: list[range] = []  # cell indices r * w + c the edge's bridges cover
@@ -94,11 +94,11 @@ class Graph:
         inc: list[list[int]] = [[] for _ in n]  # each island's edges, in edge order
         cross: list[list[int]] = []
         across = {}  # cell -> the horizontal edge over it
-        for i, (r, c, _) in enumerate(isl):
+        for i, ((r, c, _), (r2, c2, _)) in enumerate(zip(isl, isl[1:] + [(-1, 0, 0)])):
             x = r * w + c
-            if i + 1 < m and isl[i + 1][0] == r:  # (islands never touch: at least one cell between)
+            if r2 == r:  # the next island is in this row (islands never touch: a cell between at least)
                 e = len(ends)
-                span = range(x + 1, r * w + isl[i + 1][1])
+                span = range(x + 1, r * w + c2)
                 for y in span:
                     across[y] = e
                 ends.append((i, i + 1))
@@ -125,7 +125,7 @@ class Graph:
                             cross[e].append(f)
                             cross[f].append(e)
         self.ends, self.cells, self.horizontal, self.inc, self.cross = ends, cells, horizontal, inc, cross
-        self.cap = [min(maxb, n[a], n[b]) for a, b in ends]
+        self.cap = [maxb if maxb <= n[a] and maxb <= n[b] else n[a] if n[a] <= n[b] else n[b] for a, b in ends]
 
     def other(self, e: int, i: int) -> int:
         a, b = self.ends[e]
