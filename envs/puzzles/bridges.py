@@ -52,6 +52,7 @@ PARAMS = re.compile(r"([0-9]{1,6})x([0-9]{1,6})m([0-9]{1,6})(L?)")  # [0-9]: \d 
 ISLAND_PCT, EXPANSION_PCT = 30, 10  # Tatham's defaults: islands on 30% of cells, 10% "expansion"
 MAX_BAD_TRIES = 50  # Tatham's generator stops adding islands after this many failed tries in a row
 WATER, LINE, ISLAND, EDGE = 0, 1, 2, 3  # cell kinds while laying out
+DEAD_SLOTS = (None, None, None, (-1,) * 3, (-1,) * 4, None, (-1,) * 6)  # a dead step's 12 / m slots
 MAX_LAYOUTS = 10_000  # some size/level pairs never occur (4x4 medium); a 7x7 medium takes ~30 layouts
 
 
@@ -398,17 +399,19 @@ def search(g: Graph, limit: int) -> list[list[int]]:
 
 
 @lru_cache(maxsize=64)  # a pure function of the size, built in well under a millisecond
-def _board(w: int, h: int) -> tuple[bytearray, list, list, list]:
+def _board(w: int, h: int) -> tuple[bytearray, list, list, list, list]:
     """The empty padded board of a w x h grid (stride w + 2, a border of EDGE cells, so walks need
     no bounds checks) and, per padded cell: its steps that stay inside the grid (order left, right,
     up, down), a mask of those steps that can never make a new island (the border is at most two
     steps away: at most one free cell, and an island there would touch this one), and which
-    borders of the grid the cell lies on (bits 1 top, 2 bottom, 4 left, 8 right)."""
+    borders of the grid the cell lies on (bits 1 top, 2 bottom, 4 left, 8 right), and its 12 pick
+    slots (see layout): slot x is step x * m // 12 of its m steps, -1 where that step is in the mask."""
     stride = w + 2
     kind = bytearray([EDGE]) * (stride * (h + 2))
     dirs: list = [()] * len(kind)
     static_dead = [0] * len(kind)
     border = [0] * len(kind)
+    slots: list = [()] * len(kind)
     for r in range(h):
         for c in range(w):
             kind[(r + 1) * stride + c + 1] = WATER
@@ -418,7 +421,9 @@ def _board(w: int, h: int) -> tuple[bytearray, list, list, list]:
             dirs[k] = tuple(d for d in (-1, 1, -stride, stride) if kind[k + d] != EDGE)
             static_dead[k] = sum(1 << i for i, d in enumerate(dirs[k]) if kind[k + 2 * d] == EDGE)
             border[k] = (r == 0) | (r == h - 1) << 1 | (c == 0) << 2 | (c == w - 1) << 3
-    return kind, dirs, static_dead, border
+            m = len(dirs[k])
+            slots[k] = tuple(-1 if static_dead[k] >> (x * m // 12) & 1 else x * m // 12 for x in range(12))
+    return kind, dirs, static_dead, border, slots
 
 
 def layout(rng: random.Random, w: int, h: int, maxb: int) -> tuple[list[tuple[int, int]], dict]:
@@ -426,13 +431,22 @@ def layout(rng: random.Random, w: int, h: int, maxb: int) -> tuple[list[tuple[in
     bridged to the one it grew from, now and then a bridge to an island already in line instead.
     Returns island positions and {(a, b): bridges}, retrying until every border has an island.
 
-    Same random draws as Tatham's loop (so the same layouts per seed); the speed comes from
-    bookkeeping, not from skipping tries: a try whose step can never make an island or a bridge
+    His loop, try for try, with one draw where his takes two to choose a try's island and step. He
+    picks island a uniformly of n, then step i uniformly of a's m steps (those of left, right, up,
+    down that stay inside the grid): probability 1 / (n * m). Here each island owns 12 slots
+    (12 is divisible by m = 2, 3, 4), slot x of island a stands for step x * m // 12, so each
+    step has 12 / m slots, and one draw picks a slot uniformly of 12 * n: the same probability
+    1 / (n * m) per (island, step), up to float rounding as in his own random_upto. Every other
+    draw is his, so the layouts have his distribution (the draws differ, so a seed makes other
+    layouts than his loop: tests/test_bridges.py pins the rest of the loop draw for draw against a
+    transcription with this pick, and compares the distribution with his two-draw pick).
+
+    The speed comes from bookkeeping too: a try whose step can never make an island or a bridge
     (it starts on a bridge or runs into the border or a bridge within two cells) draws nothing
-    after choosing its island and step, so such steps are marked once ("dead") and later tries on
-    them cost two draws and a bit test."""
+    after its pick, so such steps are marked once ("dead", slot -1) and later tries on them cost
+    one draw and a look-up."""
     want = max(w * h * ISLAND_PCT // 100, 3)
-    empty, step_table, static_dead, border = _board(w, h)
+    empty, step_table, static_dead, border, slot_table = _board(w, h)
     stride = w + 2
     rand = rng.random  # floor(rand() * n) draws below n: several times faster than randrange, and
     # floor, not int(), as int() of a float costs three times the draw itself (CPython 3.11)
@@ -443,17 +457,17 @@ def layout(rng: random.Random, w: int, h: int, maxb: int) -> tuple[list[tuple[in
         kind[k], where[k] = ISLAND, 0
         cells = [k]
         dirs = [step_table[k]]  # per island, the steps that stay inside the grid
-        ndirs = [len(dirs[0])]
-        dead = [static_dead[k]]  # per island, bit i: step dirs[a][i] can never succeed
+        slots = list(slot_table[k])  # 12 per island: the step each stands for, -1 once dead
         edges = border[k]
         bridges: dict[tuple[int, int], int] = {}
-        bad, n = 0, 1
+        bad, n, n12 = 0, 1, 12
         while n < want and bad <= MAX_BAD_TRIES:
-            a = floor(rand() * n)
-            i = floor(rand() * ndirs[a])
-            if dead[a] >> i & 1:
+            x = floor(rand() * n12)
+            i = slots[x]
+            if i < 0:
                 bad += 1
                 continue
+            a = x // 12
             d = dirs[a][i]
             k0 = cells[a]
             k = k0 + d
@@ -467,7 +481,8 @@ def layout(rng: random.Random, w: int, h: int, maxb: int) -> tuple[list[tuple[in
                 far = (k - k0) // d - (2 if t == ISLAND else 1)  # keep a gap before an island
                 if far < 2:
                     if t != ISLAND:  # at most one free cell, where no island can ever go
-                        dead[a] |= 1 << i
+                        u = 12 // len(dirs[a])
+                        slots[12 * a + i * u:12 * a + i * u + u] = DEAD_SLOTS[u]
                     bad += 1
                     continue
                 k = k0 + d * (far if rand() * 100 < EXPANSION_PCT else 2 + floor(rand() * (far - 1)))
@@ -479,15 +494,17 @@ def layout(rng: random.Random, w: int, h: int, maxb: int) -> tuple[list[tuple[in
                 kind[k], where[k] = ISLAND, n
                 cells.append(k)
                 dirs.append(step_table[k])
-                ndirs.append(len(step_table[k]))
-                dead.append(static_dead[k])
+                slots += slot_table[k]
                 edges |= border[k]
-                n, bad = n + 1, 0
+                n, n12, bad = n + 1, n12 + 12, 0
             for x in range(k0 + d, k, d):
                 kind[x] = LINE
             # the bridge now starts both islands' steps along it: neither can ever grow there again
-            dead[a] |= 1 << i
-            dead[b] |= 1 << dirs[b].index(-d)
+            u = 12 // len(dirs[a])
+            slots[12 * a + i * u:12 * a + i * u + u] = DEAD_SLOTS[u]
+            i = dirs[b].index(-d)
+            u = 12 // len(dirs[b])
+            slots[12 * b + i * u:12 * b + i * u + u] = DEAD_SLOTS[u]
             bridges[(a, b) if a < b else (b, a)] = 1 + floor(rand() * maxb)
         if n > 1 and edges == 15:
             return [((k // stride) - 1, (k % stride) - 1) for k in cells], bridges
