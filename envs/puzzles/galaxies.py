@@ -342,14 +342,20 @@ def _layout(rng: random.Random, g: _Geometry) -> tuple[list[int], list[int], lis
     keys = list(itertools.starmap(rng.random, itertools.repeat((), len(ys))))
     order = sorted(range(len(ys)), key=keys.__getitem__)
 
-    for i, t in enumerate(map(touch.__getitem__, order)):
+    i = -1
+    for p in order:  # plain loops: the interpreter's specialised bytecode beats iterator chains here
+        i += 1
+        t = touch[p]
         if t & assigned:
             continue  # taken cells neither join a region again nor get a dot
-        p = order[i]
         nb = block[p]
         if nb:  # vertices only ever get dots: growing by 2x2 blocks makes big regions
             # the regions owning the cells around, in cell order, a region twice if it owns two
-            around = [*filter(None, map(owner.__getitem__, around_at[p]))]
+            around = []
+            for c in around_at[p]:
+                r = owner[c]
+                if r:
+                    around.append(r)
             k = len(around) - 1
             while k > 0:  # rng.shuffle(around) inlined, the same draws (CPython's algorithm)
                 bits = _BITS[k]
