@@ -153,12 +153,14 @@ def _geometry(width: int, height: int) -> _Geometry:
                      tuple(map(at, around)), int.from_bytes(b"\x7f" * (s * height), "little"), wiggle_at)
 
 
+_REVERSED = bytes(int(f"{b:08b}"[::-1], 2) for b in range(256))  # each byte with its bits reversed
+
+
 def _mirror(bits: int, shift: int) -> int:
     """Rotate a set of cells by 180 degrees; the cells must have on-grid mirror images."""
-    if not bits:
-        return 0
-    top = bits.bit_length() - 1
-    rev = int(bin(bits)[:1:-1], 2)  # bit i -> bit top - i
+    n = (bits.bit_length() + 7) >> 3
+    top = 8 * n - 1
+    rev = int.from_bytes(bits.to_bytes(n, "big").translate(_REVERSED), "little")  # bit i -> bit top - i
     return rev << (shift - top) if shift >= top else rev >> (top - shift)
 
 
