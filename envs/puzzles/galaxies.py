@@ -335,8 +335,7 @@ def _layout(rng: random.Random, g: _Geometry) -> tuple[list[int], list[int], lis
     ys, xs, touch, unmirrored, shifts = g.ys, g.xs, g.touch, g.unmirrored, g.shifts
     block, touch_at, around_at = g.block, g.touch_at, g.around_at
     row = 2 * g.width - 1
-    stride = g.stride
-    owner = [0] * (stride * g.height)
+    owner = [0] * (g.stride * g.height)
     dot, cells_of = [0], [0]  # per region number (0 is no region)
     assigned = 0
     getrandbits = rng.getrandbits
@@ -399,9 +398,10 @@ def _layout(rng: random.Random, g: _Geometry) -> tuple[list[int], list[int], lis
                 if union & unmirrored[q]:
                     continue
                 cells = union | _mirror(union, shifts[q])
-                # Tatham does not check the last two; we keep every region connected around its dot
-                seed = touch[q]
-                if cells & assigned & ~region or seed & ~cells or _flood(seed, cells, stride) != cells:
+                # Tatham does not check that the new dot's own cells are in the region; we do. Then
+                # the region is connected: union is (the block touches the region), so is its
+                # mirror image, and the dot's cells (connected) meet both
+                if cells & assigned & ~region or touch[q] & ~cells:
                     continue
                 dot[r], cells_of[r] = q, cells
                 new = cells & ~region
