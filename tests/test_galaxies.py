@@ -248,10 +248,11 @@ def test_fixture_grades_match_tatham():
 # ------------------------------------------------------------------ generator and text
 
 def wiggles_cell_by_cell(owner_of: dict[tuple[int, int], int], w: int, h: int) -> int:
-    """Inward corners counted one cell at a time (as Tatham's measure_wiggliness): a cell whose
-    neighbours in two directions at a right angle are in one region that the cell is not in."""
+    """Inward corners counted one cell at a time, as Tatham's measure_wiggliness: a cell whose
+    neighbours in two directions at a right angle are in one region that the cell is not in. Like
+    his loop (`if (y+2 < state->sy)`), cells of the bottom row are not counted."""
     total = 0
-    for r in range(h):
+    for r in range(h - 1):
         for c in range(w):
             for (dr, dc) in ((1, 0), (-1, 0), (0, 1), (0, -1)):
                 a, b = (r + dr, c + dc), (r + dc, c - dr)  # a direction and the one a right angle round

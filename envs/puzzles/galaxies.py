@@ -145,9 +145,11 @@ def _geometry(width: int, height: int) -> _Geometry:
     def spread(bits: int) -> int:  # cell bit i -> bit 7 of byte i
         return sum(0x80 << 8 * i for i in at(bits))
 
-    # cells whose neighbour below / above / to the left / to the right is on the grid
+    # cells whose neighbour below / above / to the left / to the right is on the grid; as Tatham's
+    # measure_wiggliness (`if (y+2 < state->sy)`), cells of the bottom row are not counted
     down, up, left, right = full >> s & full, full << s & full, full << 1 & full, full >> 1 & full
-    wiggle_at = tuple(map(spread, (down & left, up & right, right & down, left & up)))
+    counted = row_upto[height - 1]
+    wiggle_at = tuple(spread(counted & a & b) for a, b in ((down, left), (up, right), (right, down), (left, up)))
     return _Geometry(width, height, s, full, points, tuple(y for y, _ in keys), tuple(x for _, x in keys),
                      touch, tuple(full & ~m for m in mirrorable), shifts, block, tuple(map(at, touch)),
                      tuple(map(at, around)), int.from_bytes(b"\x7f" * (s * height), "little"), wiggle_at)
