@@ -231,6 +231,79 @@ def test_generator_every_rung(env):
         env.new_puzzle(random.Random(0), 2, 7, "easy")
 
 
+def tatham_layout(rng: random.Random, w: int, h: int, maxb: int):
+    """Tatham's new_game_desc layout loop transcribed plainly (his random_upto(n) as int(rand() * n)),
+    the reference for bridges.layout's bookkeeping: same draws, so the same layouts."""
+    want = max(w * h * bridges.ISLAND_PCT // 100, 3)
+    rand = rng.random
+    while True:
+        grid = {}  # (r, c) -> "island" or "line"
+        islands, joins = [], {}
+        r0, c0 = int(rand() * h), int(rand() * w)
+        grid[r0, c0] = "island"
+        islands.append((r0, c0))
+        bad = 0
+        while len(islands) < want:
+            a = int(rand() * len(islands))
+            r, c = islands[a]
+            adj = [(dr, dc) for dr, dc in ((0, -1), (0, 1), (-1, 0), (1, 0)) if 0 <= r + dr < h and 0 <= c + dc < w]
+            dr, dc = adj[int(rand() * len(adj))]
+            x, y, join, steps = r + dr, c + dc, None, 1
+            if grid.get((x, y)) == "line":
+                top = -1  # already a line next to the island
+            else:
+                while 0 <= x < h and 0 <= y < w and (x, y) not in grid:
+                    x, y, steps = x + dr, y + dc, steps + 1
+                inside = 0 <= x < h and 0 <= y < w
+                if inside and grid[x, y] == "island":
+                    join, top = (x, y), steps - 2
+                else:
+                    top = steps - 1
+            b = None
+            if join is not None and rand() * 100 < bridges.EXPANSION_PCT:
+                b = islands.index(join)
+                end = join
+            elif top >= 2:
+                s = top if rand() * 100 < bridges.EXPANSION_PCT else 2 + int(rand() * (top - 1))
+                end = (r + s * dr, c + s * dc)
+                if not any(grid.get((end[0] + dc * k, end[1] + dr * k)) == "island" for k in (1, -1)):
+                    b = len(islands)
+                    grid[end] = "island"
+                    islands.append(end)
+                    bad = 0
+            if b is None:
+                bad += 1
+                if bad > bridges.MAX_BAD_TRIES:
+                    break
+                continue
+            x, y = r + dr, c + dc
+            while (x, y) != end:
+                grid[x, y] = "line"
+                x, y = x + dr, y + dc
+            joins[min(a, b), max(a, b)] = 1 + int(rand() * maxb)
+        rows, cols = {r for r, _ in islands}, {c for _, c in islands}
+        if len(islands) > 1 and {0, h - 1} <= rows and {0, w - 1} <= cols:
+            return islands, joins
+
+
+@pytest.mark.parametrize("w, h", [(5, 5), (7, 7), (10, 10), (8, 5), (3, 9)])
+def test_layout_is_tathams_loop(w, h):
+    # bridges.layout marks dead steps once and reads precomputed tables; it must still make, draw
+    # for draw, the layouts of his loop (the same puzzles per seed, the same distribution)
+    fast, plain = random.Random(w * 100 + h), random.Random(w * 100 + h)
+    for _ in range(40):
+        assert bridges.layout(fast, w, h, 2) == tatham_layout(plain, w, h, 2)
+    assert fast.random() == plain.random()
+
+
+def test_generated_puzzles_unique_and_at_level(env):
+    # every puzzle the generator returns has exactly one solution and grades at the level asked for
+    for seed in range(12):
+        for w, h, level in env.ladder[:4]:
+            p, sol = env.new_puzzle(random.Random(seed), w, h, level)
+            assert env.solve(p, max_solutions=2) == [sol] and env.grade(p) == level, (seed, env.encode(p))
+
+
 def test_generated_layout_rules(env):
     # Tatham's layouts: islands on every border, never touching, about 30% of cells at most
     for seed in range(20):

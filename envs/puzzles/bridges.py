@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import random
 import re
+from math import floor
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import ClassVar
 
 from envs.puzzles.grid import PuzzleEnv
@@ -73,36 +74,48 @@ class Graph:
 
     def __init__(self, p: Puzzle):
         w, h = p.width, p.height
-        self.n = [k for _, _, k in p.islands]
-        self.pos = [(r, c) for r, c, _ in p.islands]
+        isl = sorted(p.islands)  # row-major, as decode and the generator give them
+        self.n = n = [k for _, _, k in isl]
+        self.pos = [(r, c) for r, c, _ in isl]
         self.maxb, self.loops = p.maxb, p.loops
-        at = {(r, c): i for i, (r, c, _) in enumerate(p.islands)}
+        # Row-major order: an island's right neighbour is the next island if in the same row;
+        # column-major order gives the one below.
+        below = [-1] * len(n)
+        by_col = sorted(range(len(n)), key=lambda i: (isl[i][1], isl[i][0]))
+        for i, j in zip(by_col, by_col[1:]):
+            if isl[i][1] == isl[j][1]:
+                below[i] = j
         self.ends: list[tuple[int, int]] = []
-        self.cells: list[list[int]] = []  # cell indices r * w + c the edge's bridges cover
+        self.cells: list[range] = []  # cell indices r * w + c the edge's bridges cover
         self.horizontal: list[bool] = []
-        for i, (r, c, _) in enumerate(p.islands):
-            for dr, dc in ((0, 1), (1, 0)):
-                rr, cc, cells = r + dr, c + dc, []
-                while rr < h and cc < w and (rr, cc) not in at:
-                    cells.append(rr * w + cc)
-                    rr, cc = rr + dr, cc + dc
-                if rr < h and cc < w and cells:
-                    self.ends.append((i, at[rr, cc]))
-                    self.cells.append(cells)
-                    self.horizontal.append(dc == 1)
-        self.inc: list[list[int]] = [[] for _ in self.n]
+        self.inc: list[list[int]] = [[] for _ in n]
+        across = [-1] * (w * h)  # cell -> the horizontal edge over it
+        for i, (r, c, _) in enumerate(isl):
+            x = r * w + c
+            if i + 1 < len(n) and isl[i + 1][0] == r:  # (islands never touch: at least one cell between)
+                y = r * w + isl[i + 1][1]
+                across[x + 1:y] = [len(self.ends)] * (y - x - 1)
+                self.ends.append((i, i + 1))
+                self.cells.append(range(x + 1, y))
+                self.horizontal.append(True)
+            j = below[i]
+            if j >= 0:
+                self.ends.append((i, j))
+                self.cells.append(range(x + w, isl[j][0] * w + c, w))
+                self.horizontal.append(False)
         for e, (a, b) in enumerate(self.ends):
             self.inc[a].append(e)
             self.inc[b].append(e)
-        self.cap = [min(p.maxb, self.n[a], self.n[b]) for a, b in self.ends]
-        across = {x: e for e, cells in enumerate(self.cells) if self.horizontal[e] for x in cells}
+        maxb = p.maxb
+        self.cap = [min(maxb, n[a], n[b]) for a, b in self.ends]
         self.cross: list[list[int]] = [[] for _ in self.ends]
         for e, cells in enumerate(self.cells):
             if not self.horizontal[e]:
                 for x in cells:
-                    if x in across:
-                        self.cross[e].append(across[x])
-                        self.cross[across[x]].append(e)
+                    f = across[x]
+                    if f >= 0:
+                        self.cross[e].append(f)
+                        self.cross[f].append(e)
 
     def other(self, e: int, i: int) -> int:
         a, b = self.ends[e]
@@ -155,12 +168,16 @@ def deduce(g: Graph, lo: list[int], hi: list[int], level: int, log: list | None 
         touch(e)
         return True
 
+    maxb = g.maxb
+
     def local():
         while queue:
             i = queue.pop()
             queued[i] = False
             es = inc[i]
-            need = n[i] - sum([lo[e] for e in es])
+            need = n[i]
+            for e in es:
+                need -= lo[e]
             if need < 0:
                 return False
             if need == 0:
@@ -169,33 +186,45 @@ def deduce(g: Graph, lo: list[int], hi: list[int], level: int, log: list | None 
                         hi[e] = lo[e]
                         touch(e)
                 continue
-            room = [min(hi[e] - lo[e], need) for e in es]
-            spare = sum(room)
+            spare = 0  # what the edges can still take, each capped at need
+            for e in es:
+                r = hi[e] - lo[e]
+                spare += r if r < need else need
             if spare < need:
                 return False
-            if spare == need:
-                for e, r in zip(es, room):
+            if spare == need:  # (raising one edge of i never changes another edge of i: they do not cross)
+                for e in es:
+                    r = hi[e] - lo[e]
+                    if r > need:
+                        r = need
                     if r:
                         if log is not None:
                             log.append(("fill", i, e, lo[e] + r))
                         if not raise_lo(e, lo[e] + r):
                             return False
             elif level >= 1:
-                avail = sum([hi[e] for e in es])
+                avail = n[i]
                 for e in es:
-                    least = n[i] - avail + hi[e]
+                    avail -= hi[e]
+                for e in es:
+                    least = avail + hi[e]
                     if least > lo[e]:
                         if log is not None:
                             log.append(("least", i, e, least))
                         if not raise_lo(e, least):
                             return False
-            elif n[i] > (sum([1 for e in es if hi[e]]) - 1) * g.maxb:
+            else:
+                usable = -1
                 for e in es:
-                    if hi[e] and not lo[e]:
-                        if log is not None:
-                            log.append(("least", i, e, 1))
-                        if not raise_lo(e, 1):
-                            return False
+                    if hi[e]:
+                        usable += 1
+                if n[i] > usable * maxb:
+                    for e in es:
+                        if hi[e] and not lo[e]:
+                            if log is not None:
+                                log.append(("least", i, e, 1))
+                            if not raise_lo(e, 1):
+                                return False
         return True
 
     start = 0
@@ -358,68 +387,100 @@ def search(g: Graph, limit: int) -> list[list[int]]:
 # ------------------------------------------------------------------ generation
 
 
+@lru_cache(maxsize=64)  # a pure function of the size, built in well under a millisecond
+def _board(w: int, h: int) -> tuple[bytearray, list, list, list]:
+    """The empty padded board of a w x h grid (stride w + 2, a border of EDGE cells, so walks need
+    no bounds checks) and, per padded cell: its steps that stay inside the grid (order left, right,
+    up, down), a mask of those steps that can never make a new island (the border is at most two
+    steps away: at most one free cell, and an island there would touch this one), and which
+    borders of the grid the cell lies on (bits 1 top, 2 bottom, 4 left, 8 right)."""
+    stride = w + 2
+    kind = bytearray([EDGE]) * (stride * (h + 2))
+    dirs: list = [()] * len(kind)
+    static_dead = [0] * len(kind)
+    border = [0] * len(kind)
+    for r in range(h):
+        for c in range(w):
+            kind[(r + 1) * stride + c + 1] = WATER
+    for r in range(h):
+        for c in range(w):
+            k = (r + 1) * stride + c + 1
+            dirs[k] = tuple(d for d in (-1, 1, -stride, stride) if kind[k + d] != EDGE)
+            static_dead[k] = sum(1 << i for i, d in enumerate(dirs[k]) if kind[k + 2 * d] == EDGE)
+            border[k] = (r == 0) | (r == h - 1) << 1 | (c == 0) << 2 | (c == w - 1) << 3
+    return kind, dirs, static_dead, border
+
+
 def layout(rng: random.Random, w: int, h: int, maxb: int) -> tuple[list[tuple[int, int]], dict]:
     """Tatham's layout algorithm (our code): grow islands from a random first one, each new island
     bridged to the one it grew from, now and then a bridge to an island already in line instead.
-    Returns island positions and {(a, b): bridges}, retrying until every border has an island."""
+    Returns island positions and {(a, b): bridges}, retrying until every border has an island.
+
+    Same random draws as Tatham's loop (so the same layouts per seed); the speed comes from
+    bookkeeping, not from skipping tries: a try whose step can never make an island or a bridge
+    (it starts on a bridge or runs into the border or a bridge within two cells) draws nothing
+    after choosing its island and step, so such steps are marked once ("dead") and later tries on
+    them cost two draws and a bit test."""
     want = max(w * h * ISLAND_PCT // 100, 3)
-    stride = w + 2  # cells of a grid padded with a border, so walks need no bounds checks
-    rand = rng.random  # int(rand() * n) draws below n; several times faster than randrange
+    empty, step_table, static_dead, border = _board(w, h)
+    stride = w + 2
+    rand = rng.random  # floor(rand() * n) draws below n: several times faster than randrange, and
+    # floor, not int(), as int() of a float costs three times the draw itself (CPython 3.11)
     while True:
-        kind = bytearray([EDGE]) * stride + (bytearray([EDGE]) + bytearray(w) + bytearray([EDGE])) * h \
-            + bytearray([EDGE]) * stride
-        where: dict[int, int] = {}  # padded cell -> island index
-        cells: list[int] = []
-        dirs: list[list[int]] = []  # per island, the steps that stay inside the grid
-        dead: list[int] = []  # per island, bit i: step dirs[a][i] can never succeed
+        kind = empty[:]
+        where = {}  # padded cell -> island index
+        k = (1 + floor(rand() * h)) * stride + 1 + floor(rand() * w)
+        kind[k], where[k] = ISLAND, 0
+        cells = [k]
+        dirs = [step_table[k]]  # per island, the steps that stay inside the grid
+        ndirs = [len(dirs[0])]
+        dead = [static_dead[k]]  # per island, bit i: step dirs[a][i] can never succeed
+        edges = border[k]
         bridges: dict[tuple[int, int], int] = {}
-
-        def add(k):
-            kind[k], where[k] = ISLAND, len(cells)
-            cells.append(k)
-            dirs.append([d for d in (-1, 1, -stride, stride) if kind[k + d] != EDGE])
-            dead.append(0)
-
-        add((1 + int(rand() * h)) * stride + 1 + int(rand() * w))
         bad, n = 0, 1
         while n < want and bad <= MAX_BAD_TRIES:
-            a = int(rand() * n)
-            steps_a = dirs[a]
-            i = int(rand() * len(steps_a))
-            if dead[a] >> i & 1:  # most tries late in a layout; skipping the walk keeps the odds
+            a = floor(rand() * n)
+            i = floor(rand() * ndirs[a])
+            if dead[a] >> i & 1:
                 bad += 1
                 continue
-            d = steps_a[i]
+            d = dirs[a][i]
             k0 = cells[a]
-            k, steps = k0 + d, 1
-            while kind[k] == WATER:  # walk out to the border, a bridge or an island
-                k, steps = k + d, steps + 1
-            if kind[k] == ISLAND and rand() * 100 < EXPANSION_PCT:
+            k = k0 + d
+            t = kind[k]
+            while t == WATER:  # walk out to the border, a bridge or an island
+                k += d
+                t = kind[k]
+            if t == ISLAND and rand() * 100 < EXPANSION_PCT:
                 b = where[k]
             else:
-                far = steps - 2 if kind[k] == ISLAND else steps - 1  # keep a gap before an island
+                far = (k - k0) // d - (2 if t == ISLAND else 1)  # keep a gap before an island
                 if far < 2:
-                    if kind[k] != ISLAND:  # at most one free cell, where no island can ever go
+                    if t != ISLAND:  # at most one free cell, where no island can ever go
                         dead[a] |= 1 << i
                     bad += 1
                     continue
-                k = k0 + d * (far if rand() * 100 < EXPANSION_PCT else 2 + int(rand() * (far - 1)))
-                side = stride if d in (-1, 1) else 1
+                k = k0 + d * (far if rand() * 100 < EXPANSION_PCT else 2 + floor(rand() * (far - 1)))
+                side = stride if d == 1 or d == -1 else 1
                 if kind[k + side] == ISLAND or kind[k - side] == ISLAND:
                     bad += 1  # it would touch an island beside it
                     continue
                 b = n
-                add(k)
+                kind[k], where[k] = ISLAND, n
+                cells.append(k)
+                dirs.append(step_table[k])
+                ndirs.append(len(step_table[k]))
+                dead.append(static_dead[k])
+                edges |= border[k]
                 n, bad = n + 1, 0
             for x in range(k0 + d, k, d):
                 kind[x] = LINE
-            bridges[min(a, b), max(a, b)] = 1 + int(rand() * maxb)
-        pos = [divmod(k, stride) for k in cells]
-        pos = [(r - 1, c - 1) for r, c in pos]
-        rows = {r for r, _ in pos}
-        cols = {c for _, c in pos}
-        if len(pos) > 1 and {0, h - 1} <= rows and {0, w - 1} <= cols:
-            return pos, bridges
+            # the bridge now starts both islands' steps along it: neither can ever grow there again
+            dead[a] |= 1 << i
+            dead[b] |= 1 << dirs[b].index(-d)
+            bridges[(a, b) if a < b else (b, a)] = 1 + floor(rand() * maxb)
+        if n > 1 and edges == 15:
+            return [((k // stride) - 1, (k % stride) - 1) for k in cells], bridges
 
 
 # ------------------------------------------------------------------ the env
@@ -537,7 +598,7 @@ Every cell a bridge passes through shows that bridge."""
             for (a, b), k in bridges.items():
                 n[a] += k
                 n[b] += k
-            order = sorted(range(len(pos)), key=lambda i: pos[i])
+            order = sorted(range(len(pos)), key=pos.__getitem__)
             puzzle = Puzzle(width, height, 2, tuple((*pos[i], n[i]) for i in order))
             g = puzzle.graph
             lo, hi = [0] * len(g.cap), list(g.cap)
