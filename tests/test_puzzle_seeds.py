@@ -18,7 +18,7 @@ RECORDED = {
                     "4x4:4,3,3,RaLaLdRLaLc,0,2,1,3,1,5,3,2,3,2,0,0,0,1,3,0"],
     ("undead", 2): ["5x5:5,8,5,RLbRdRLcRgRb,0,1,5,2,1,1,4,2,4,2,1,2,2,5,2,2,4,2,3,0",
                     "5x5:5,8,2,LRRRaRhLaRbRbLaL,0,0,2,1,1,2,3,1,0,0,1,3,2,3,4,0,3,4,0,0"],
-    ("galaxies", 0): ["5x5:afefteldq", "5x5:ckydnfkd"],
+    ("galaxies", 0): ["5x5:aelnnlnd", "5x5:ckydnfkd"],  # moved: wiggliness as Tatham counts it
     ("galaxies", 3): ["7x7:cerhuzgdcznsc", "7x7:fhbugzdfbhtecnved"],
 }
 
