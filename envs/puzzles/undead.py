@@ -592,7 +592,8 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
                 for c, row, d in zip(cells, table.by_dom, ds):
                     if d & (d - 1):
                         left += 1
-                        s = (1 if compat & row[1] else 0) | (2 if compat & row[2] else 0) | (4 if compat & row[4] else 0)
+                        s = ((1 if compat & row[1] else 0) | (2 if compat & row[2] else 0)
+                             | (4 if compat & row[4] else 0))
                         if s != d:
                             news.append((c, s))
             for c, d in news:
@@ -918,8 +919,8 @@ def decode_id(game_id: str) -> UndeadPuzzle:
     return UndeadPuzzle(w, h, totals, grid, clues)
 
 
-_RUNS = [("." * n, chr(ord("a") + n - 1)) for n in range(26, 0, -1)]
-_NUMBER_TEXT = tuple(map(str, range(256)))  # str() of the usual numbers, looked up  # Tatham's letter for a run of empty cells
+_RUNS = [("." * n, chr(ord("a") + n - 1)) for n in range(26, 0, -1)]  # Tatham's letter for a run of empty cells
+_NUMBER_TEXT = tuple(map(str, range(256)))  # str() of the usual numbers, looked up
 
 
 def encode_id(p: UndeadPuzzle) -> str:
