@@ -309,9 +309,12 @@ class _Maze:
         lines = []
         for k, end, visited, mirrors, first, last in paths:
             n = len(visited)
-            cells = tuple(visited)
-            if mirrors < 2 or len(set(cells)) == n:  # (a line crosses itself only past 2 mirrors)
-                shifts, table, options = _run_shape(n, first, n - last) if mirrors else _run_shape(n, -1, -1)
+            if not mirrors:
+                shape = _run_shape(n, -1, -1)
+                cells = tuple(visited)
+            elif mirrors < 2 or len(set(visited)) == n:  # (a line crosses itself only past 2 mirrors)
+                shape = _run_shape(n, first, n - last)
+                cells = tuple(visited)
             else:  # the line crosses itself: add up each cell's visits
                 side = n + 1
                 merged: dict[int, list[int]] = {}
@@ -320,20 +323,20 @@ class _Maze:
                     merged[c][0] += 1 if i < first else side if i >= last else side + 1  # as in _run_shape
                     merged[c][1] += 1
                 cells = tuple(merged)
-                shifts, table, options = _shape(side, tuple(g for g, _ in merged.values()),
-                                                tuple(n for _, n in merged.values()))
-            lines.append(_Line(k, end, cells, shifts, n + 1, cells[::-1], table, options))
-        # Tatham's sweep order: fewest distinct cells first, ties by the lower edge number
-        sizes = [len(ln.cells) for ln in lines]
-        order = sorted(range(len(lines)), key=sizes.__getitem__)
-        self.lines = lines = [lines[i] for i in order]
-        self.sizes = [sizes[i] for i in order]
+                shape = _shape(side, tuple(g for g, _ in merged.values()), tuple(n for _, n in merged.values()))
+            # sorted by (distinct cells, k): Tatham's sweep order, fewest distinct cells first, ties by
+            # the lower edge number (k is unique, so the rest of the tuple is never compared)
+            lines.append((len(cells), k, end, cells, n + 1, shape))
+        lines.sort()
+        self.sizes = [line[0] for line in lines]
         lines_of: list[list[int]] = [[] for _ in at]
         self.passes = passes = []  # (line, cell, shift triple) for every cell of every line
-        for li, ln in enumerate(lines):
-            for c, shift in zip(ln.cells, ln.shifts):
+        for li, (_, _, _, cells, _, shape) in enumerate(lines):
+            for c, shift in zip(cells, shape[0]):
                 lines_of[c].append(li)
                 passes.append((li, c, shift))
+        self.lines = [_Line(k, end, cells, shape[0], side, cells[::-1], shape[1], shape[2])
+                      for _, k, end, cells, side, shape in lines]
         self.lines_of = lines_of
         self.totals: tuple[int, ...] = (0, 0, 0)
         self.goals: list[int] = []
