@@ -753,7 +753,7 @@ def _unique_views(ln: _Line, guess: list[int]) -> list:
         compat = -1
         for row, d in zip(table.by_dom, ds):
             compat &= row[d]
-        return sorted([x for x in [mask & compat for mask in table.reach.values()] if x and not x & (x - 1)])
+        return sorted([x for mask in table.reach.values() if (x := mask & compat) and not x & (x - 1)])
     # count the fillings reaching each state, up to 2, keeping the first one
     ways: dict[int, tuple[int, tuple[int, ...]]] = {0: (1, ())}
     for c, shift in zip(ln.cells, ln.shifts):
@@ -773,28 +773,45 @@ def _tatham_board(maze: _Maze, rng: random.Random, monster, filling: int) -> lis
     `filling` cells are still unset, one filling of it chosen at random among those that are the
     only one giving their pair of numbers; then random monsters in the cells left."""
     guess = [FULL] * len(maze.at)
+    unset = len(guess)
     getrandbits = rng.getrandbits
     for ln in maze.lines:
-        if guess.count(FULL) <= filling:
+        if unset <= filling:
             break
-        if ln.cells:
+        if not ln.cells:
+            continue
+        table = ln.table
+        if table is None:
             singles = _unique_views(ln, guess)
-            if not singles:
-                continue
-            n = len(singles)  # rng.randrange(n), inlined with the same draws (CPython's algorithm)
-            k = n.bit_length()
-            r = getrandbits(k)
-            while r >= n:
-                r = getrandbits(k)
-            pick = singles[r]
-            if ln.table is None:
-                for c, m in zip(ln.cells, pick):
-                    guess[c] = 1 << m
+        else:  # _unique_views, inlined
+            ds = [guess[c] for c in ln.rcells]
+            free = ds.count(FULL)
+            if free == len(ds):
+                singles = table.singles
             else:
-                j = pick.bit_length() - 1
-                for c in ln.rcells:
-                    guess[c] = 1 << j % 3
-                    j //= 3
+                compat = -1
+                for row, d in zip(table.by_dom, ds):
+                    compat &= row[d]
+                singles = sorted([x for mask in table.reach.values() if (x := mask & compat) and not x & (x - 1)])
+        if not singles:
+            continue
+        n = len(singles)  # rng.randrange(n), inlined with the same draws (CPython's algorithm)
+        k = n.bit_length()
+        r = getrandbits(k)
+        while r >= n:
+            r = getrandbits(k)
+        pick = singles[r]
+        if table is None:
+            for c, m in zip(ln.cells, pick):
+                if guess[c] == FULL:
+                    unset -= 1
+                guess[c] = 1 << m
+        else:  # (the filling agrees with the cells already set)
+            unset -= free
+            j = pick.bit_length() - 1
+            for c in ln.rcells:
+                guess[c] = 1 << j % 3
+                j //= 3
     return [monster() if d == FULL else d for d in guess]
 
 
