@@ -44,6 +44,7 @@ import random
 import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from itertools import repeat
 
 from envs.puzzles.grid import PuzzleEnv
 
@@ -160,6 +161,10 @@ class _Line:
 
 
 TABLE_CELLS = 6  # 3**6 = 729 fillings per shape: a table takes some 50 us to build
+# filling j of a table line of n cells: DIGITS[n][j], its monsters as domain bits by position (the
+# base-3 digits of j, lowest first), and COUNTS[n][j], how many ghosts, vampires, zombies it has
+DIGITS = [[tuple(1 << j // 3 ** p % 3 for p in range(n)) for j in range(3 ** n)] for n in range(TABLE_CELLS + 1)]
+COUNTS = [[(ds.count(G), ds.count(V), ds.count(Z)) for ds in row] for row in DIGITS]
 
 
 class _Fillings:
@@ -330,11 +335,9 @@ class _Maze:
         lines.sort()
         self.sizes = [line[0] for line in lines]
         lines_of: list[list[int]] = [[] for _ in at]
-        self.passes = passes = []  # (line, cell, shift triple) for every cell of every line
-        for li, (_, _, _, cells, _, shape) in enumerate(lines):
-            for c, shift in zip(cells, shape[0]):
+        for li, line in enumerate(lines):
+            for c in line[3]:
                 lines_of[c].append(li)
-                passes.append((li, c, shift))
         self.lines = [_Line(k, end, cells, shape[0], side, cells[::-1], shape[1], shape[2])
                       for _, k, end, cells, side, shape in lines]
         self.lines_of = lines_of
@@ -356,9 +359,12 @@ class _Maze:
 
     def states(self, dom: list[int]) -> list[int]:
         """Each line's state on a filled board given as one-monster domains (G, V, Z = 1, 2, 4)."""
-        states = [0] * len(self.lines)
-        for li, c, shift in self.passes:
-            states[li] += shift[dom[c] >> 1]  # G, V, Z = 1, 2, 4 -> 0, 1, 2
+        states = []
+        for ln in self.lines:
+            state = 0
+            for c, shift in zip(ln.cells, ln.shifts):
+                state += shift[dom[c] >> 1]  # G, V, Z = 1, 2, 4 -> 0, 1, 2
+            states.append(state)
         return states
 
     def clues(self, states: list[int]) -> tuple[int, ...]:
@@ -543,7 +549,8 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
                     return depth + 1, False
                 cells = ln.rcells
                 n = len(cells)
-                if stale[li] == 2:  # all open to every monster: nothing to AND, nothing settled
+                fresh = stale[li] == 2
+                if fresh:  # all open to every monster: nothing to AND, nothing settled
                     ds = [FULL] * n
                     ng = nv = nz = 0
                 else:
@@ -573,20 +580,20 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
                     continue
                 last[li] = compat
                 if not compat & (compat - 1):
-                    # one filling left, number j: its monsters are j's digits in base 3; the same
-                    # updates as the loop over `news` below, which this is most of the time
+                    # one filling left: its monsters are DIGITS; the same updates as the loop over
+                    # `news` below, which this is most of the time
                     j = compat.bit_length() - 1
-                    for c, d in zip(cells, ds):
-                        s = 1 << j % 3
-                        j //= 3
-                        if s != d:
-                            dom[c] = s
-                            changed = True
-                            for lj in lines_of[c]:
-                                stale[lj] = True
-                            caps[s >> 1] -= 1
-                            if log is not None:
-                                log.append((ln, c, s))
+                    digits = DIGITS[n][j]
+                    if True:
+                        for c, d, s in zip(cells, ds, digits):
+                            if s != d:
+                                dom[c] = s
+                                changed = True
+                                for lj in lines_of[c]:
+                                    stale[lj] = True
+                                caps[s >> 1] -= 1
+                                if log is not None:
+                                    log.append((ln, c, s))
                     stale[li] = False
                     n_open[li] = 0
                     spent[li] = tuple(caps)
