@@ -161,7 +161,8 @@ def summary(sft: Path, rl: Path, rl_run: Path, out: Path, timings: list[tuple[st
     lines += ["", f"RL training ({rl_run.name}, {len(rows)} steps; first and last {k} steps' means; curves in "
               f"{shown(rl_run / 'curves.png')}):", ""]
     config = rl_run / "config.yaml"
-    trainable = (yaml.safe_load(config.read_text()) or {}).get("optim", {}).get("trainable") if config.is_file() else None
+    saved = (yaml.safe_load(config.read_text()) or {}) if config.is_file() else {}
+    trainable = saved.get("optim", {}).get("trainable")
     if trainable:
         lines.append(f"- trained parameters: only those whose name matches {trainable} (optim.trainable)")
     for key in ("reward_mean", "accuracy", "entropy"):

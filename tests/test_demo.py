@@ -53,3 +53,13 @@ def test_summary_reports_accuracy_per_difficulty_entropy_and_the_trained_paramet
     assert "- accuracy at sorting d=0 (rollouts of the first and last 2 steps that drew it: 2 and 2): 0.000 -> 1.000" \
         in text
     assert "- trained parameters: only those whose name matches ['norm'] (optim.trainable)" in text
+
+
+def test_training_curves_show_the_entropy(tmp_path):
+    # the demo's RL gains come from sharpening the policy: curves.png must show the entropy fall
+    from utils.plots import training_curves
+
+    rows = [{"step": s, "reward_mean": 0.4, "accuracy": 0.4, "entropy": 0.16 - s / 100} for s in range(1, 6)]
+    fig = training_curves(rows, tmp_path / "c.png")
+    panel = next(ax for ax in fig.axes if ax.get_title().startswith("entropy"))
+    assert [round(y, 2) for y in panel.get_lines()[0].get_ydata()] == [0.15, 0.14, 0.13, 0.12, 0.11]
