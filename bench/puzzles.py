@@ -1,7 +1,7 @@
 """Unique puzzle instances per CPU second, ours against Tatham's C generators measured in the
 same run on the same machine, at the same parameters, for every rung of every puzzle's ladder.
 
-    python bench/puzzles.py [--seconds 2] [--rounds 4] [--only bridges] [--no-install] [--c-dir DIR]
+    python bench/puzzles.py [--seconds 2] [--rounds 4] [--min-puzzles 40] [--only bridges] [--no-install] [--c-dir DIR]
 
 Two C anchors, each measured when present:
 - packaged: Debian's `sgt-puzzles` (`sgt-bridges --generate N PARAMS` prints N fresh game IDs
@@ -14,7 +14,8 @@ Two C anchors, each measured when present:
 A missing anchor is marked "not measured" in its columns, with the reason.
 
 How it is measured: for each rung, the C anchors and Python alternate for --rounds rounds, each
-getting about --seconds / --rounds CPU seconds per round. C time is the user + system CPU time
+getting about --seconds / --rounds CPU seconds per round; slow rungs get more rounds (up to 4x) until
+every side has made --min-puzzles puzzles. C time is the user + system CPU time
 of the child processes (resource.getrusage(RUSAGE_CHILDREN)) minus, per process, the CPU time of
 starting one (`--version`, median of 5 in this run: loading GTK for the package); Python time is
 this process's CPU time (time.process_time). Two Python columns:
@@ -206,6 +207,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per side per rung")
     ap.add_argument("--rounds", type=int, default=4, help="alternations of C and Python per rung")
+    ap.add_argument("--min-puzzles", type=int, default=40,
+                    help="more rounds (up to 4x --rounds) until every side has made this many puzzles")
     ap.add_argument("--only", default=None, choices=sorted(PUZZLES), help="one puzzle")
     ap.add_argument("--no-install", action="store_true", help="do not try apt-get when sgt-puzzles is missing")
     ap.add_argument("--c-dir", default=None, help="directory of Tatham's sgt-* binaries (default: PATH, /usr/games)")
@@ -231,7 +234,8 @@ def main() -> None:
     anchors = [("C (packaged)", packaged), ("C (current source)", upstream)]
     startups = [describe_anchor(label, bins, names) for label, bins in anchors]
     print(f"{args.seconds:g} CPU s per side per rung in {args.rounds} rounds alternating C, our game IDs and "
-          "our records; rates are unique puzzles per CPU second on one core. `IDs /s`: our generator up to "
+          f"our records (more rounds, up to {4 * args.rounds}, until each side has made {args.min_puzzles} "
+          "puzzles); rates are unique puzzles per CPU second on one core. `IDs /s`: our generator up to "
           "the game ID (new_puzzle + encode, one random.Random for the run), the work `--generate` does; "
           "`records /s`: whole records as generate.py writes them (a random.Random per seed, prompt, gold "
           "reasoning, meta). Ratios are ours / C: `IDs / C` is the headline, `rec. / C` the full-record "
@@ -249,7 +253,12 @@ def main() -> None:
             sides = [CSide(bins[name], params, ups[name]) if bins[name] else None
                      for (_, bins), ups in zip(anchors, startups)]
             notes = ["", ""]
-            for _ in range(args.rounds):
+            # at least --rounds rounds; then more (up to 4x as many) while a side has made fewer than
+            # --min-puzzles: a rung making 10 puzzles per CPU s would otherwise be judged on 20 of them,
+            # whose generation times vary several-fold
+            for r in range(4 * args.rounds):
+                if r >= args.rounds and min([py.n, full.n] + [c.n for c in sides if c is not None]) >= args.min_puzzles:
+                    break
                 for k, c in enumerate(sides):
                     if c is not None:
                         try:

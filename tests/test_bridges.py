@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections import Counter
 
 import pytest
 
@@ -229,6 +230,146 @@ def test_generator_every_rung(env):
         env.new_puzzle(random.Random(0), 7, 7, "fiendish")
     with pytest.raises(ValueError):
         env.new_puzzle(random.Random(0), 2, 7, "easy")
+
+
+def tatham_layout(rng: random.Random, w: int, h: int, maxb: int, one_draw_pick: bool = False):
+    """Tatham's new_game_desc layout loop transcribed plainly (his random_upto(n) as int(rand() * n)),
+    the reference for bridges.layout. With one_draw_pick, a try's island and step come from one
+    draw as bridges.layout takes them (12 slots per island, step = slot * m // 12), all else his."""
+    want = max(w * h * bridges.ISLAND_PCT // 100, 3)
+    rand = rng.random
+    while True:
+        grid = {}  # (r, c) -> "island" or "line"
+        islands, joins = [], {}
+        r0, c0 = int(rand() * h), int(rand() * w)
+        grid[r0, c0] = "island"
+        islands.append((r0, c0))
+        bad = 0
+        while len(islands) < want:
+            if one_draw_pick:
+                slot = int(rand() * 12 * len(islands))
+                a = slot // 12
+            else:
+                a = int(rand() * len(islands))
+            r, c = islands[a]
+            adj = [(dr, dc) for dr, dc in ((0, -1), (0, 1), (-1, 0), (1, 0)) if 0 <= r + dr < h and 0 <= c + dc < w]
+            dr, dc = adj[slot % 12 * len(adj) // 12 if one_draw_pick else int(rand() * len(adj))]
+            x, y, join, steps = r + dr, c + dc, None, 1
+            if grid.get((x, y)) == "line":
+                top = -1  # already a line next to the island
+            else:
+                while 0 <= x < h and 0 <= y < w and (x, y) not in grid:
+                    x, y, steps = x + dr, y + dc, steps + 1
+                inside = 0 <= x < h and 0 <= y < w
+                if inside and grid[x, y] == "island":
+                    join, top = (x, y), steps - 2
+                else:
+                    top = steps - 1
+            b = None
+            if join is not None and rand() * 100 < bridges.EXPANSION_PCT:
+                b = islands.index(join)
+                end = join
+            elif top >= 2:
+                s = top if rand() * 100 < bridges.EXPANSION_PCT else 2 + int(rand() * (top - 1))
+                end = (r + s * dr, c + s * dc)
+                if not any(grid.get((end[0] + dc * k, end[1] + dr * k)) == "island" for k in (1, -1)):
+                    b = len(islands)
+                    grid[end] = "island"
+                    islands.append(end)
+                    bad = 0
+            if b is None:
+                bad += 1
+                if bad > bridges.MAX_BAD_TRIES:
+                    break
+                continue
+            x, y = r + dr, c + dc
+            while (x, y) != end:
+                grid[x, y] = "line"
+                x, y = x + dr, y + dc
+            joins[min(a, b), max(a, b)] = 1 + int(rand() * maxb)
+        rows, cols = {r for r, _ in islands}, {c for _, c in islands}
+        if len(islands) > 1 and {0, h - 1} <= rows and {0, w - 1} <= cols:
+            return islands, joins
+
+
+@pytest.mark.parametrize("w, h", [(5, 5), (7, 7), (10, 10), (8, 5), (3, 9)])
+def test_layout_is_tathams_loop(w, h):
+    # bridges.layout marks dead steps once and reads precomputed tables; with its one-draw pick it
+    # must make, draw for draw, the layouts of his loop
+    fast, plain = random.Random(w * 100 + h), random.Random(w * 100 + h)
+    for _ in range(40):
+        assert bridges.layout(fast, w, h, 2) == tatham_layout(plain, w, h, 2, one_draw_pick=True)
+    assert fast.random() == plain.random()
+
+
+def chi_square(a: Counter, b: Counter) -> tuple[float, int]:
+    """Two-sample chi-square statistic of two histograms and its degrees of freedom (neighbouring
+    bins pooled until each holds at least 20 of both samples together)."""
+    bins: list[list[int]] = []  # [count in a, count in b]
+    for k in sorted(set(a) | set(b)):
+        if not bins or sum(bins[-1]) >= 20:
+            bins.append([0, 0])
+        bins[-1][0] += a[k]
+        bins[-1][1] += b[k]
+    if len(bins) > 1 and sum(bins[-1]) < 20:
+        x, y = bins.pop()
+        bins[-1][0] += x
+        bins[-1][1] += y
+    na, nb = sum(a.values()), sum(b.values())
+    stat = sum((x * (nb / na) ** 0.5 - y * (na / nb) ** 0.5) ** 2 / (x + y) for x, y in bins)
+    return stat, len(bins) - 1
+
+
+@pytest.mark.parametrize("w, h", [(5, 5), (7, 7)])
+def test_layout_distribution_is_tathams(w, h):
+    # the one-draw pick changes the draws, not the distribution: layouts from bridges.layout and
+    # from his two-draw loop have the same histograms of island count, bridge total and first
+    # island's cell. Bound: chi-square at p = 0.001 (a wrong pick, e.g. uniform over all steps,
+    # moves these by far more; see test_layout_distribution_check_can_fail)
+    for stat, dof in layout_stats(lambda rng: bridges.layout(rng, w, h, 2), w, h):
+        assert dof >= 2 and stat < CHI2_999[dof], (stat, dof)
+
+
+def layout_stats(make, w: int, h: int, count: int = 2500):
+    ours, his = [Counter(), Counter(), Counter()], [Counter(), Counter(), Counter()]
+    for hist, gen in ((ours, make), (his, lambda rng: tatham_layout(rng, w, h, 2))):
+        rng = random.Random(w * 1000 + h)
+        for _ in range(count):
+            pos, joins = gen(rng)
+            hist[0][len(pos)] += 1
+            hist[1][sum(joins.values())] += 1
+            hist[2][pos[0]] += 1
+    return [chi_square(a, b) for a, b in zip(ours, his)]
+
+
+# chi-square quantiles at 0.999 by degrees of freedom
+CHI2_999 = [0, 10.83, 13.82, 16.27, 18.47, 20.52, 22.46, 24.32, 26.12, 27.88, 29.59, 31.26, 32.91, 34.53,
+            36.12, 37.70, 39.25, 40.79, 42.31, 43.82, 45.31, 46.80, 48.27, 49.73, 51.18, 52.62, 54.05, 55.48,
+            56.89, 58.30, 59.70, 61.10, 62.49, 63.87, 65.25, 66.62, 67.99, 69.35, 70.70, 72.05, 73.40, 74.74,
+            76.08, 77.42, 78.75, 80.08, 81.40, 82.72, 84.04, 85.35, 86.66]
+
+
+def test_layout_distribution_check_can_fail():
+    # the same check rejects a loop whose pick is off: his loop with islands drawn from the first
+    # half only (a plausible bookkeeping slip) must fail at least one histogram
+    def skewed(rng):
+        real = rng.random
+        class Half:
+            calls = 0
+            def random(self):
+                Half.calls += 1
+                v = real()
+                return v / 2 if Half.calls % 3 == 1 else v
+        return tatham_layout(Half(), 5, 5, 2)
+    assert any(stat >= CHI2_999[dof] for stat, dof in layout_stats(skewed, 5, 5))
+
+
+def test_generated_puzzles_unique_and_at_level(env):
+    # every puzzle the generator returns has exactly one solution and grades at the level asked for
+    for seed in range(12):
+        for w, h, level in env.ladder[:4]:
+            p, sol = env.new_puzzle(random.Random(seed), w, h, level)
+            assert env.solve(p, max_solutions=2) == [sol] and env.grade(p) == level, (seed, env.encode(p))
 
 
 def test_generated_layout_rules(env):

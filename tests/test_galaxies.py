@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import envs
-from envs.puzzles.galaxies import ALPHABET, GalaxiesPuzzle, _flood, _geometry, _mirror
+from envs.puzzles.galaxies import ALPHABET, GalaxiesPuzzle, _flood, _geometry, _layout, _mirror, _wiggliness
 
 ENV = envs.make("galaxies")
 
@@ -246,6 +246,41 @@ def test_fixture_grades_match_tatham():
 
 
 # ------------------------------------------------------------------ generator and text
+
+def wiggles_cell_by_cell(owner_of: dict[tuple[int, int], int], w: int, h: int) -> int:
+    """Inward corners counted one cell at a time, as Tatham's measure_wiggliness: a cell whose
+    neighbours in two directions at a right angle are in one region that the cell is not in. Like
+    his loop (`if (y+2 < state->sy)`), cells of the bottom row are not counted."""
+    total = 0
+    for r in range(h - 1):
+        for c in range(w):
+            for (dr, dc) in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                a, b = (r + dr, c + dc), (r + dc, c - dr)  # a direction and the one a right angle round
+                if a in owner_of and b in owner_of and owner_of[a] == owner_of[b] != owner_of[r, c]:
+                    total += 1
+    return total
+
+
+def test_layouts_are_valid_partitions():
+    # the generator's regions before grading: every cell in one region, each region holding its
+    # dot's cells, symmetric about the dot and connected; the fast bytewise wiggliness agrees with a
+    # cell-by-cell count
+    rng = random.Random(3)
+    for w, h in ((3, 3), (4, 6), (5, 5), (7, 7), (9, 9), (10, 6), (15, 15)):
+        g = _geometry(w, h)
+        for _ in range(40):
+            dots, cells_of, owner = _layout(rng, g)
+            assert sum(cells_of) == g.full and sum(c.bit_count() for c in cells_of) == w * h
+            owner_of = {}
+            for k, (p, cells) in enumerate(zip(dots, cells_of), 1):
+                touching, _, shift = g.points[g.ys[p], g.xs[p]]
+                assert touching & ~cells == 0
+                assert _mirror(cells, shift) == cells
+                assert _flood(touching, cells, g.stride) == cells
+                assert all(owner[r * g.stride + c] == k for r, c in g.cells(cells))
+                owner_of.update(dict.fromkeys(g.cells(cells), k))
+            assert _wiggliness(owner, g) == wiggles_cell_by_cell(owner_of, w, h)
+
 
 @pytest.mark.parametrize("w, h, level", [(5, 5, "normal"), (6, 4, "normal"), (7, 7, "unreasonable")])
 def test_generator_gives_the_level_asked(w, h, level):

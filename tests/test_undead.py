@@ -154,6 +154,9 @@ def test_game_id_round_trips_long_runs():
         p = decode_id(gid)
         assert encode_id(p) == gid
     assert "".join(decode_id("6x5:10,10,9,zcL," + ",".join(["0"] * 22)).grid).count(".") == 29
+    # numbers past the encoder's table of small ones; mirrors and givens between runs
+    big = "20x20:300,10,88," + "z" * 15 + "dLRGVZa," + ",".join(map(str, range(250, 330)))
+    assert encode_id(decode_id(big)) == big
 
 
 @pytest.mark.parametrize("bad, message", [
@@ -270,9 +273,10 @@ def test_level_boundaries(env, game_id, sweeps, n_open, level):
 
 
 def test_line_of_sight_deduction_matches_enumeration():
-    """The bitset pass keeps exactly the monsters that some filling of the line allows (both of
-    its numbers right, open cells not exceeding what is left of each total)."""
-    from envs.puzzles.undead import _maze, _support
+    """Both deductions (the filling table of short lines and the bitset pass) keep exactly the
+    monsters that some filling of the line allows (both of its numbers right, open cells not
+    exceeding what is left of each total)."""
+    from envs.puzzles.undead import _maze, _support_pass, _support_table
 
     rng = random.Random(1)
     checked = 0
@@ -305,9 +309,92 @@ def test_line_of_sight_deduction_matches_enumeration():
                     for c, t in zip(ln.cells, fill):
                         if c in seen:
                             seen[c] |= 1 << t
-            got = _support(ln, goal, dom, caps)
+            got = _support_pass(ln, goal, dom, caps)
             assert (got is not None) == feasible
+            if ln.table is not None:
+                from_table = _support_table(ln, ln.table.reach.get(goal, 0) if goal >= 0 else 0, dom, caps)
+                assert from_table == got  # same cells, same order (the sweep log depends on it)
             if feasible:
                 assert dict(got) == seen
                 checked += 1
     assert checked > 100
+
+
+def _sweeps_reference(maze, dom):
+    """Tatham's solve_iterative loop, literally: every line every sweep, until nothing changes."""
+    from envs.puzzles.undead import _support
+
+    depth, log = 0, []
+    while True:
+        changed = False
+        for ln, goal in zip(maze.lines, maze.goals):
+            caps = maze.caps(dom)
+            support = _support(ln, goal, dom, caps)
+            if support is None:
+                return depth + 1, False, log
+            for c, s in support:
+                if dom[c] & ~s:
+                    dom[c] &= s
+                    changed = True
+                    if not dom[c] & (dom[c] - 1):
+                        log.append((ln, c, dom[c]))
+        depth += 1
+        if not changed or all(not d & (d - 1) for d in dom):
+            return depth, True, log
+
+
+@pytest.mark.parametrize("w, h", [(4, 4), (5, 5), (7, 7)])
+def test_sweeps_skip_only_lines_that_would_not_change(w, h):
+    """_sweeps skips lines whose cells and binding totals did not change: its sweeps, domains,
+    log and consistency equal those of applying every line every sweep, on generated boards
+    with their numbers, with one number changed, and from partly filled domains."""
+    from envs.puzzles.undead import _layout, _sweeps
+
+    rng = random.Random(w)
+    for trial in range(30):
+        maze = _layout(rng, w, h, "tricky" if trial % 2 else "easy")
+        board = [rng.choice((1, 2, 4)) for _ in maze.pos]
+        totals, clues = maze.numbers(board)
+        if trial % 3 == 1:
+            clues = list(clues)
+            clues[rng.randrange(len(clues))] += rng.choice((-1, 1)) if min(clues) else 1
+        maze.set_numbers(totals, clues)
+        start = [rng.choice((d, 7, 7)) if trial % 3 == 2 else 7 for d in board]
+        fast, slow, log = list(start), list(start), []
+        assert _sweeps(maze, fast, log) + (log,) == _sweeps_reference(maze, slow)
+        assert fast == slow
+
+
+@pytest.mark.parametrize("w, h", [(4, 4), (7, 7)])
+def test_unique_views_are_tathams_get_unique(w, h):
+    """The candidates of Tatham's get_unique, from the filling table (lines of up to 6 cells) or
+    by counting (longer lines): every filling within the guesses that alone gives its pair of
+    numbers, in his enumeration order (itertools.product over the cells in path order)."""
+    from envs.puzzles.undead import _layout, _unique_views
+
+    rng = random.Random(h)
+    long_lines = 0
+    for _ in range(10):
+        maze = _layout(rng, w, h, "normal")
+        guess = [rng.choice((1, 2, 4, 3, 5, 6, 7, 7, 7)) for _ in maze.pos]
+        for ln in maze.lines:
+            long_lines += ln.table is None
+            views = {}
+            for fill in itertools.product(*[[t for t in range(3) if guess[c] >> t & 1] for c in ln.cells]):
+                state = sum(sh[t] for sh, t in zip(ln.shifts, fill))
+                views.setdefault(state, []).append(fill)
+            got = _unique_views(ln, guess)
+            if ln.table is not None:  # filling j as the bit 1 << j, j counting the reversed cells in base 3
+                got = [tuple((x.bit_length() - 1) // 3 ** p % 3 for p in reversed(range(len(ln.cells)))) for x in got]
+            assert got == [fills[0] for fills in views.values() if len(fills) == 1]
+    assert long_lines or w < 7
+
+
+def test_easy_puzzles_are_made_as_tatham_makes_them(env):
+    """Tatham's easy boards come from unique-view fillings of the shortest lines: nearly all are
+    settled by the first sweep (random monsters with repair gave 1 to 3 sweeps in equal parts)."""
+    from envs.puzzles.undead import _generate
+
+    rng = random.Random(0)
+    sweeps = Counter(_generate(rng, 5, 5, "easy")[0].rated[1] for _ in range(40))
+    assert sweeps[1] >= 30 and set(sweeps) <= {1, 2, 3}

@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import random
 import re
+from math import floor
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import ClassVar
 
 from envs.puzzles.grid import PuzzleEnv
@@ -46,10 +47,12 @@ MAX_BRIDGES = 4  # Tatham's limit on B
 ISLAND_CHARS = "123456789ABCDEFG"  # island number n is ISLAND_CHARS[n - 1]
 H_CHARS = "-=tq"  # k horizontal bridges: H_CHARS[k - 1]
 V_CHARS = '|"TQ'
+RUNS = " abcdefghijklmnopqrstuvwxyz"  # a run of k empty cells (1..26) is RUNS[k]
 PARAMS = re.compile(r"([0-9]{1,6})x([0-9]{1,6})m([0-9]{1,6})(L?)")  # [0-9]: \d admits other scripts' digits
 ISLAND_PCT, EXPANSION_PCT = 30, 10  # Tatham's defaults: islands on 30% of cells, 10% "expansion"
 MAX_BAD_TRIES = 50  # Tatham's generator stops adding islands after this many failed tries in a row
 WATER, LINE, ISLAND, EDGE = 0, 1, 2, 3  # cell kinds while laying out
+DEAD_SLOTS = (None, None, None, (-1,) * 3, (-1,) * 4, None, (-1,) * 6)  # a dead step's 12 / m slots
 MAX_LAYOUTS = 10_000  # some size/level pairs never occur (4x4 medium); a 7x7 medium takes ~30 layouts
 
 
@@ -72,37 +75,58 @@ class Graph:
     Solver state is two lists over edges, lo and hi: the fewest and most bridges still possible."""
 
     def __init__(self, p: Puzzle):
-        w, h = p.width, p.height
-        self.n = [k for _, _, k in p.islands]
-        self.pos = [(r, c) for r, c, _ in p.islands]
-        self.maxb, self.loops = p.maxb, p.loops
-        at = {(r, c): i for i, (r, c, _) in enumerate(p.islands)}
-        self.ends: list[tuple[int, int]] = []
-        self.cells: list[list[int]] = []  # cell indices r * w + c the edge's bridges cover
-        self.horizontal: list[bool] = []
-        for i, (r, c, _) in enumerate(p.islands):
-            for dr, dc in ((0, 1), (1, 0)):
-                rr, cc, cells = r + dr, c + dc, []
-                while rr < h and cc < w and (rr, cc) not in at:
-                    cells.append(rr * w + cc)
-                    rr, cc = rr + dr, cc + dc
-                if rr < h and cc < w and cells:
-                    self.ends.append((i, at[rr, cc]))
-                    self.cells.append(cells)
-                    self.horizontal.append(dc == 1)
-        self.inc: list[list[int]] = [[] for _ in self.n]
-        for e, (a, b) in enumerate(self.ends):
-            self.inc[a].append(e)
-            self.inc[b].append(e)
-        self.cap = [min(p.maxb, self.n[a], self.n[b]) for a, b in self.ends]
-        across = {x: e for e, cells in enumerate(self.cells) if self.horizontal[e] for x in cells}
-        self.cross: list[list[int]] = [[] for _ in self.ends]
-        for e, cells in enumerate(self.cells):
-            if not self.horizontal[e]:
-                for x in cells:
-                    if x in across:
-                        self.cross[e].append(across[x])
-                        self.cross[across[x]].append(e)
+        w = p.width
+        isl = sorted(p.islands)  # row-major, as decode and the generator give them
+        m = len(isl)
+        self.n = n = [k for _, _, k in isl]
+        self.pos = [(r, c) for r, c, _ in isl]
+        maxb = self.maxb = p.maxb
+        self.loops = p.loops
+        # Row-major order: an island's right neighbour is the next island if in the same row;
+        # column-major order gives the one below.
+        below = [-1] * m
+        by_col = sorted([(c, r, i) for i, (r, c, _) in enumerate(isl)])
+        for (c, _, i), (c2, _, j) in zip(by_col, by_col[1:]):
+            if c == c2:
+                below[i] = j
+        ends: list[tuple[int, int]] = []
+        cells: list[range] = []  # cell indices r * w + c the edge's bridges cover
+        horizontal: list[bool] = []
+        inc: list[list[int]] = [[] for _ in n]  # each island's edges, in edge order
+        cross: list[list[int]] = []
+        across = {}  # cell -> the horizontal edge over it
+        for i, ((r, c, _), (r2, c2, _)) in enumerate(zip(isl, isl[1:] + [(-1, 0, 0)])):
+            x = r * w + c
+            if r2 == r:  # the next island is in this row (islands never touch: a cell between at least)
+                e = len(ends)
+                span = range(x + 1, r * w + c2)
+                for y in span:
+                    across[y] = e
+                ends.append((i, i + 1))
+                cells.append(span)
+                horizontal.append(True)
+                cross.append([])
+                inc[i].append(e)
+                inc[i + 1].append(e)
+            j = below[i]
+            if j >= 0:
+                e = len(ends)
+                ends.append((i, j))
+                cells.append(range(x + w, isl[j][0] * w + c, w))
+                horizontal.append(False)
+                cross.append([])
+                inc[i].append(e)
+                inc[j].append(e)
+        if across:
+            for e, span in enumerate(cells):
+                if not horizontal[e]:
+                    for x in span:
+                        f = across.get(x)
+                        if f is not None:
+                            cross[e].append(f)
+                            cross[f].append(e)
+        self.ends, self.cells, self.horizontal, self.inc, self.cross = ends, cells, horizontal, inc, cross
+        self.cap = [maxb if maxb <= n[a] and maxb <= n[b] else n[a] if n[a] <= n[b] else n[b] for a, b in ends]
 
     def other(self, e: int, i: int) -> int:
         a, b = self.ends[e]
@@ -155,12 +179,16 @@ def deduce(g: Graph, lo: list[int], hi: list[int], level: int, log: list | None 
         touch(e)
         return True
 
+    maxb = g.maxb
+
     def local():
         while queue:
             i = queue.pop()
             queued[i] = False
             es = inc[i]
-            need = n[i] - sum([lo[e] for e in es])
+            need = n[i]
+            for e in es:
+                need -= lo[e]
             if need < 0:
                 return False
             if need == 0:
@@ -169,33 +197,45 @@ def deduce(g: Graph, lo: list[int], hi: list[int], level: int, log: list | None 
                         hi[e] = lo[e]
                         touch(e)
                 continue
-            room = [min(hi[e] - lo[e], need) for e in es]
-            spare = sum(room)
+            spare = 0  # what the edges can still take, each capped at need
+            for e in es:
+                r = hi[e] - lo[e]
+                spare += r if r < need else need
             if spare < need:
                 return False
-            if spare == need:
-                for e, r in zip(es, room):
+            if spare == need:  # (raising one edge of i never changes another edge of i: they do not cross)
+                for e in es:
+                    r = hi[e] - lo[e]
+                    if r > need:
+                        r = need
                     if r:
                         if log is not None:
                             log.append(("fill", i, e, lo[e] + r))
                         if not raise_lo(e, lo[e] + r):
                             return False
             elif level >= 1:
-                avail = sum([hi[e] for e in es])
+                avail = n[i]
                 for e in es:
-                    least = n[i] - avail + hi[e]
+                    avail -= hi[e]
+                for e in es:
+                    least = avail + hi[e]
                     if least > lo[e]:
                         if log is not None:
                             log.append(("least", i, e, least))
                         if not raise_lo(e, least):
                             return False
-            elif n[i] > (sum([1 for e in es if hi[e]]) - 1) * g.maxb:
+            else:
+                usable = -1
                 for e in es:
-                    if hi[e] and not lo[e]:
-                        if log is not None:
-                            log.append(("least", i, e, 1))
-                        if not raise_lo(e, 1):
-                            return False
+                    if hi[e]:
+                        usable += 1
+                if n[i] > usable * maxb:
+                    for e in es:
+                        if hi[e] and not lo[e]:
+                            if log is not None:
+                                log.append(("least", i, e, 1))
+                            if not raise_lo(e, 1):
+                                return False
         return True
 
     start = 0
@@ -358,68 +398,116 @@ def search(g: Graph, limit: int) -> list[list[int]]:
 # ------------------------------------------------------------------ generation
 
 
+@lru_cache(maxsize=64)  # a pure function of the size, built in well under a millisecond
+def _board(w: int, h: int) -> tuple[bytearray, list, list, list, list]:
+    """The empty padded board of a w x h grid (stride w + 2, a border of EDGE cells, so walks need
+    no bounds checks) and, per padded cell: its steps that stay inside the grid (order left, right,
+    up, down), a mask of those steps that can never make a new island (the border is at most two
+    steps away: at most one free cell, and an island there would touch this one), and which
+    borders of the grid the cell lies on (bits 1 top, 2 bottom, 4 left, 8 right), and its 12 pick
+    slots (see layout): slot x is step x * m // 12 of its m steps, -1 where that step is in the mask."""
+    stride = w + 2
+    kind = bytearray([EDGE]) * (stride * (h + 2))
+    dirs: list = [()] * len(kind)
+    static_dead = [0] * len(kind)
+    border = [0] * len(kind)
+    slots: list = [()] * len(kind)
+    for r in range(h):
+        for c in range(w):
+            kind[(r + 1) * stride + c + 1] = WATER
+    for r in range(h):
+        for c in range(w):
+            k = (r + 1) * stride + c + 1
+            dirs[k] = tuple(d for d in (-1, 1, -stride, stride) if kind[k + d] != EDGE)
+            static_dead[k] = sum(1 << i for i, d in enumerate(dirs[k]) if kind[k + 2 * d] == EDGE)
+            border[k] = (r == 0) | (r == h - 1) << 1 | (c == 0) << 2 | (c == w - 1) << 3
+            m = len(dirs[k])
+            slots[k] = tuple(-1 if static_dead[k] >> (x * m // 12) & 1 else x * m // 12 for x in range(12))
+    return kind, dirs, static_dead, border, slots
+
+
 def layout(rng: random.Random, w: int, h: int, maxb: int) -> tuple[list[tuple[int, int]], dict]:
     """Tatham's layout algorithm (our code): grow islands from a random first one, each new island
     bridged to the one it grew from, now and then a bridge to an island already in line instead.
-    Returns island positions and {(a, b): bridges}, retrying until every border has an island."""
+    Returns island positions and {(a, b): bridges}, retrying until every border has an island.
+
+    His loop, try for try, with one draw where his takes two to choose a try's island and step. He
+    picks island a uniformly of n, then step i uniformly of a's m steps (those of left, right, up,
+    down that stay inside the grid): probability 1 / (n * m). Here each island owns 12 slots
+    (12 is divisible by m = 2, 3, 4), slot x of island a stands for step x * m // 12, so each
+    step has 12 / m slots, and one draw picks a slot uniformly of 12 * n: the same probability
+    1 / (n * m) per (island, step), up to float rounding as in his own random_upto. Every other
+    draw is his, so the layouts have his distribution (the draws differ, so a seed makes other
+    layouts than his loop: tests/test_bridges.py pins the rest of the loop draw for draw against a
+    transcription with this pick, and compares the distribution with his two-draw pick).
+
+    The speed comes from bookkeeping too: a try whose step can never make an island or a bridge
+    (it starts on a bridge or runs into the border or a bridge within two cells) draws nothing
+    after its pick, so such steps are marked once ("dead", slot -1) and later tries on them cost
+    one draw and a look-up."""
     want = max(w * h * ISLAND_PCT // 100, 3)
-    stride = w + 2  # cells of a grid padded with a border, so walks need no bounds checks
-    rand = rng.random  # int(rand() * n) draws below n; several times faster than randrange
+    empty, step_table, static_dead, border, slot_table = _board(w, h)
+    stride = w + 2
+    rand = rng.random  # floor(rand() * n) draws below n: several times faster than randrange, and
+    # floor, not int(), as int() of a float costs three times the draw itself (CPython 3.11)
     while True:
-        kind = bytearray([EDGE]) * stride + (bytearray([EDGE]) + bytearray(w) + bytearray([EDGE])) * h \
-            + bytearray([EDGE]) * stride
-        where: dict[int, int] = {}  # padded cell -> island index
-        cells: list[int] = []
-        dirs: list[list[int]] = []  # per island, the steps that stay inside the grid
-        dead: list[int] = []  # per island, bit i: step dirs[a][i] can never succeed
+        kind = empty[:]
+        where = {}  # padded cell -> island index
+        k = (1 + floor(rand() * h)) * stride + 1 + floor(rand() * w)
+        kind[k], where[k] = ISLAND, 0
+        cells = [k]
+        dirs = [step_table[k]]  # per island, the steps that stay inside the grid
+        slots = list(slot_table[k])  # 12 per island: the step each stands for, -1 once dead
+        edges = border[k]
         bridges: dict[tuple[int, int], int] = {}
-
-        def add(k):
-            kind[k], where[k] = ISLAND, len(cells)
-            cells.append(k)
-            dirs.append([d for d in (-1, 1, -stride, stride) if kind[k + d] != EDGE])
-            dead.append(0)
-
-        add((1 + int(rand() * h)) * stride + 1 + int(rand() * w))
-        bad, n = 0, 1
+        bad, n, n12 = 0, 1, 12
         while n < want and bad <= MAX_BAD_TRIES:
-            a = int(rand() * n)
-            steps_a = dirs[a]
-            i = int(rand() * len(steps_a))
-            if dead[a] >> i & 1:  # most tries late in a layout; skipping the walk keeps the odds
+            x = floor(rand() * n12)
+            i = slots[x]
+            if i < 0:
                 bad += 1
                 continue
-            d = steps_a[i]
+            a = x // 12
+            d = dirs[a][i]
             k0 = cells[a]
-            k, steps = k0 + d, 1
-            while kind[k] == WATER:  # walk out to the border, a bridge or an island
-                k, steps = k + d, steps + 1
-            if kind[k] == ISLAND and rand() * 100 < EXPANSION_PCT:
+            k = k0 + d
+            t = kind[k]
+            while t == WATER:  # walk out to the border, a bridge or an island
+                k += d
+                t = kind[k]
+            if t == ISLAND and rand() * 100 < EXPANSION_PCT:
                 b = where[k]
             else:
-                far = steps - 2 if kind[k] == ISLAND else steps - 1  # keep a gap before an island
+                far = (k - k0) // d - (2 if t == ISLAND else 1)  # keep a gap before an island
                 if far < 2:
-                    if kind[k] != ISLAND:  # at most one free cell, where no island can ever go
-                        dead[a] |= 1 << i
+                    if t != ISLAND:  # at most one free cell, where no island can ever go
+                        u = 12 // len(dirs[a])
+                        slots[12 * a + i * u:12 * a + i * u + u] = DEAD_SLOTS[u]
                     bad += 1
                     continue
-                k = k0 + d * (far if rand() * 100 < EXPANSION_PCT else 2 + int(rand() * (far - 1)))
-                side = stride if d in (-1, 1) else 1
+                k = k0 + d * (far if rand() * 100 < EXPANSION_PCT else 2 + floor(rand() * (far - 1)))
+                side = stride if d == 1 or d == -1 else 1
                 if kind[k + side] == ISLAND or kind[k - side] == ISLAND:
                     bad += 1  # it would touch an island beside it
                     continue
                 b = n
-                add(k)
-                n, bad = n + 1, 0
+                kind[k], where[k] = ISLAND, n
+                cells.append(k)
+                dirs.append(step_table[k])
+                slots += slot_table[k]
+                edges |= border[k]
+                n, n12, bad = n + 1, n12 + 12, 0
             for x in range(k0 + d, k, d):
                 kind[x] = LINE
-            bridges[min(a, b), max(a, b)] = 1 + int(rand() * maxb)
-        pos = [divmod(k, stride) for k in cells]
-        pos = [(r - 1, c - 1) for r, c in pos]
-        rows = {r for r, _ in pos}
-        cols = {c for _, c in pos}
-        if len(pos) > 1 and {0, h - 1} <= rows and {0, w - 1} <= cols:
-            return pos, bridges
+            # the bridge now starts both islands' steps along it: neither can ever grow there again
+            u = 12 // len(dirs[a])
+            slots[12 * a + i * u:12 * a + i * u + u] = DEAD_SLOTS[u]
+            i = dirs[b].index(-d)
+            u = 12 // len(dirs[b])
+            slots[12 * b + i * u:12 * b + i * u + u] = DEAD_SLOTS[u]
+            bridges[(a, b) if a < b else (b, a)] = 1 + floor(rand() * maxb)
+        if n > 1 and edges == 15:
+            return [((k // stride) - 1, (k % stride) - 1) for k in cells], bridges
 
 
 # ------------------------------------------------------------------ the env
@@ -492,21 +580,22 @@ Every cell a bridge passes through shows that bridge."""
 
     def encode(self, puzzle: Puzzle) -> str:
         w, h = puzzle.width, puzzle.height
-        at = {r * w + c: k for r, c, k in puzzle.islands}
-        out, run = [], 0
-        for cell in range(w * h):
-            if cell in at:
-                if run:
-                    out.append(chr(ord("a") + run - 1))
-                    run = 0
-                out.append(ISLAND_CHARS[at[cell] - 1])
-            else:
-                if run == 26:
-                    out.append("z")
-                    run = 0
-                run += 1
-        if run:
-            out.append(chr(ord("a") + run - 1))
+        out, cell = [], 0
+        for r, c, k in sorted(puzzle.islands):  # row-major: the gaps before islands are the runs
+            gap = r * w + c - cell
+            while gap > 26:
+                out.append("z")
+                gap -= 26
+            if gap:
+                out.append(RUNS[gap])
+            out.append(ISLAND_CHARS[k - 1])
+            cell = r * w + c + 1
+        gap = w * h - cell
+        while gap > 26:
+            out.append("z")
+            gap -= 26
+        if gap:
+            out.append(RUNS[gap])
         return f"{w}x{h}m{puzzle.maxb}{'' if puzzle.loops else 'L'}:" + "".join(out)
 
     # ------------------------------------------------------------ solving
@@ -537,8 +626,7 @@ Every cell a bridge passes through shows that bridge."""
             for (a, b), k in bridges.items():
                 n[a] += k
                 n[b] += k
-            order = sorted(range(len(pos)), key=lambda i: pos[i])
-            puzzle = Puzzle(width, height, 2, tuple((*pos[i], n[i]) for i in order))
+            puzzle = Puzzle(width, height, 2, tuple(sorted([(r, c, k) for (r, c), k in zip(pos, n)])))
             g = puzzle.graph
             lo, hi = [0] * len(g.cap), list(g.cap)
             if target > 0 and len(pos) > 3:
@@ -554,15 +642,18 @@ Every cell a bridge passes through shows that bridge."""
     @staticmethod
     def _grid(puzzle: Puzzle, vals: list[int] = ()) -> list[str]:
         """The board with vals[e] bridges on edge e (none by default)."""
-        rows = [["."] * puzzle.width for _ in range(puzzle.height)]
+        w = puzzle.width
+        cells = ["."] * (w * puzzle.height)
         for r, c, k in puzzle.islands:
-            rows[r][c] = ISLAND_CHARS[k - 1]
-        for e, v in enumerate(vals):
-            if v:
-                ch = (H_CHARS if puzzle.graph.horizontal[e] else V_CHARS)[v - 1]
-                for x in puzzle.graph.cells[e]:
-                    rows[x // puzzle.width][x % puzzle.width] = ch
-        return ["".join(row) for row in rows]
+            cells[r * w + c] = ISLAND_CHARS[k - 1]
+        if any(vals):
+            g = puzzle.graph
+            for e, v in enumerate(vals):
+                if v:
+                    ch = (H_CHARS if g.horizontal[e] else V_CHARS)[v - 1]
+                    for x in g.cells[e]:
+                        cells[x] = ch
+        return ["".join(cells[x:x + w]) for x in range(0, len(cells), w)]
 
     # ------------------------------------------------------------ checking
 

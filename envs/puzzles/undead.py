@@ -12,11 +12,14 @@ the top-left (top left-to-right, right top-to-bottom, bottom right-to-left, left
 Solver. A domain is a bitmask of G=1, V=2, Z=4 per monster cell. The one deduction is "line of
 sight": for one line, both of its numbers at once, drop from each of its cells every monster that
 appears in no filling of the line giving both numbers without exceeding the monster totals still
-left. It is computed exactly by a forward/backward pass over a bitset of reachable states (count
-seen from one end, count seen from the other, and the number of each monster type placed, the
-latter only for types whose remaining total could bind), so it costs a few big-int shifts per open
-cell. Search (for uniqueness) adds the totals rule and guesses a cell on the line with the fewest
-open cells.
+left. It is computed exactly, for a line of up to 6 distinct cells from a table of all its 3**n
+fillings shared by every line of the same shape (bitmasks over the fillings: those reaching each
+pair of numbers, those putting each monster in each cell, those with at most k of a type; the
+deduction ANDs a few of them, built once per shape in well under a millisecond), for a longer
+line by a forward/backward pass over a bitset of reachable states (count seen from one end, count
+seen from the other, and the number of each monster type placed, the latter only for types whose
+remaining total could bind). Search (for uniqueness) adds the totals rule and guesses a cell on
+the line with the fewest open cells.
 
 Levels, as rated by Tatham's generator (undead.c), with a "sweep" being one pass of the line of
 sight deduction over every line, lines with fewer distinct cells first:
@@ -27,14 +30,16 @@ sight deduction over every line, lines with fewer distinct cells first:
 So each level is not solvable by the means of the level below. grade() reproduces the levels of
 all 100 reference puzzles in the fixtures.
 
-Generator: Tatham's random mirror layouts (with his per-level limit on line length), random
-monsters, then local repair instead of starting over: where two solutions differ, or where the
-sweeps get stuck on a puzzle that is too hard, new monsters go in and only the numbers are
-recomputed (see _generate).
+Generator: Tatham's random mirror layouts (with his per-level limit on line length). Easy
+monsters are placed as his new_game_desc places them: for each line, shortest first, until at
+most 2 cells are unset, a random one of the fillings that alone give their pair of numbers; then
+random monsters; a fresh layout when the sweeps need more than 3 rounds (nearly every attempt
+settles in one). Normal and tricky: random monsters, then local repair instead of starting over:
+where two solutions differ, or where the sweeps get stuck on a puzzle that is too hard, new
+monsters go in and only the numbers are recomputed (see _generate).
 """
 from __future__ import annotations
 
-import bisect
 import random
 import re
 from dataclasses import dataclass
@@ -135,84 +140,253 @@ def sightings(rows, w: int, h: int, k: int) -> int:
 # ---------------------------------------------------------------- solver
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, eq=False)
 class _Line:
-    """One line of sight between edges a < b, prepared for the bitset pass.
+    """One line of sight between edges a < b, prepared for the deduction.
 
     A state is a bit at index seen_from_a * side + seen_from_b (type counts, when needed, go above
-    side**2); placing monster t in cell j shifts every state by shifts[j][t]. options[j][d] lists
-    the (t, shift) pairs allowed by domain d."""
+    side**2); placing monster t in cell j shifts every state by shifts[j][t]. A line of up to
+    TABLE_CELLS cells deduces from `table`, its fillings (shared by every line of the same shape,
+    positions in reverse path order, as `rcells`); a longer one by the bitset pass, where
+    options[j][d] lists the (t, shift) pairs allowed by domain d."""
     a: int
     b: int
     cells: tuple[int, ...]  # distinct monster cells, in path order
     shifts: tuple[tuple[int, int, int], ...]
-    options: tuple[tuple[tuple[tuple[int, int], ...], ...], ...]
     side: int
+    rcells: tuple[int, ...]  # cells reversed
+    table: _Fillings | None
+    options: tuple | None
+
+
+TABLE_CELLS = 6  # 3**6 = 729 fillings per shape: a table takes some 50 us to build
+
+
+class _Fillings:
+    """Every filling of one line shape (its cells' shift triples, in reverse path order) as a bit:
+    filling j puts monster (j // 3**p) % 3 at position p. Bitmasks over them: `by_dom[p][d]`, the
+    fillings putting a monster of domain d at p; `at_most[t][k]`, those with at most k monsters
+    of type t; `reach[state]`, those reaching a state; `singles`, the fillings alone in reaching
+    their state, in order. The deduction ANDs a few of them."""
+    __slots__ = ("by_dom", "at_most", "reach", "singles")
+
+    def __init__(self, shifts: tuple[tuple[int, int, int], ...]):
+        n = len(shifts)
+        full = (1 << 3 ** n) - 1
+        self.by_dom = []
+        for p in range(n):
+            b = 3 ** p  # a block of b fillings with each monster at p, every 3b
+            g = ((1 << b) - 1) * (full // ((1 << 3 * b) - 1))
+            v, z = g << b, g << 2 * b
+            self.by_dom.append((0, g, v, g | v, z, g | z, v | z, full))
+        # both built position by position: a mask over the first p positions' fillings, shifted
+        # by m * 3**p, is the mask of those continued with monster m at p
+        reach = {0: 1}
+        exactly = [[1] + [0] * n for _ in range(3)]  # type, count -> fillings
+        for p, shift in enumerate(shifts):
+            b = 3 ** p
+            nxt: dict[int, int] = {}
+            for state, mask in reach.items():
+                for m in range(3):
+                    s = state + shift[m]
+                    nxt[s] = nxt.get(s, 0) | mask << m * b
+            reach = nxt
+            for t in range(3):
+                row = exactly[t]
+                others = [x << b * ((t + 1) % 3) | x << b * ((t + 2) % 3) for x in row]
+                exactly[t] = [others[0]] + [others[k] | row[k - 1] << b * t for k in range(1, n + 1)]
+        self.reach = reach
+        self.singles = sorted(mask for mask in reach.values() if not mask & (mask - 1))
+        self.at_most = []
+        for row in exactly:
+            acc, out = 0, []
+            for x in row:
+                acc |= x
+                out.append(acc)
+            self.at_most.append(tuple(out))
+
+
+@lru_cache(maxsize=None)  # one per board size
+def _frame(w: int, h: int) -> tuple:
+    """The board padded by a border of edge numbers, for tracing: (the padded cells with -3 - k at
+    edge k, the padded index of each cell row by row, each edge's (padded index, step into the
+    grid), the step after a '\\', after a '/')."""
+    stride = w + 2
+    cells = [0] * (stride * (h + 2))
+    starts = []
+    for k in range(2 * (w + h)):
+        r, c, dr, dc = edge_entry(k, w, h)
+        i = (r + 1) * stride + c + 1
+        cells[i] = -3 - k
+        starts.append((i, dr * stride + dc))
+    inner = [(r + 1) * stride + c + 1 for r in range(h) for c in range(w)]
+    back = {1: stride, stride: 1, -1: -stride, -stride: -1}  # '\': (dr, dc) -> (dc, dr)
+    fwd = {1: -stride, -stride: 1, -1: stride, stride: -1}  # '/': (dr, dc) -> (-dc, -dr)
+    return cells, inner, starts, back, fwd
+
+
+def _trace_lines(flat: str, w: int, h: int, longest: int = 1 << 30) -> tuple[list, list] | None:
+    """For the grid given row by row in one string: (the index in it of each monster cell, every
+    line of sight once from its lower edge as (k, end, the monster cells passed, mirrors, cells
+    passed before the first mirror, before the last)), monster cells numbered row by row; None if
+    a line passes more than `longest` distinct cells."""
+    padded, inner, starts, back, fwd = _frame(w, h)
+    padded = padded[:]
+    pos = []
+    n = 0
+    for idx, (i, ch) in enumerate(zip(inner, flat)):
+        if ch == "\\":
+            padded[i] = -1
+        elif ch == "/":
+            padded[i] = -2
+        else:
+            padded[i] = n
+            n += 1
+            pos.append(idx)
+    done = [False] * len(starts)
+    lines = []
+    for k, (i, d) in enumerate(starts):
+        if done[k]:
+            continue
+        visited = []
+        mirrors = first = last = 0  # and the cells passed before the first mirror, the last one
+        while True:
+            i += d
+            v = padded[i]
+            if v >= 0:
+                visited.append(v)
+            elif v > -3:
+                if not mirrors:
+                    first = len(visited)
+                last = len(visited)
+                mirrors += 1
+                d = back[d] if v == -1 else fwd[d]
+            else:
+                break
+        end = -3 - v
+        done[end] = True
+        if len(visited) > longest and len(set(visited)) > longest:
+            return None
+        lines.append((k, end, visited, mirrors, first, last))
+    return pos, lines
+
+
+@lru_cache(maxsize=1 << 12)
+def _run_shape(n: int, before: int, after: int) -> tuple:
+    """_shape of a line passing n cells once each, `before` of them before its first mirror and
+    `after` after its last (-1, -1: no mirror). A ghost counts from end a behind a mirror and from
+    end b before the last one."""
+    side = n + 1
+    if before < 0:
+        return _shape(side, (0,) * n, None)
+    return _shape(side, (1,) * before + (side + 1,) * (n - before - after) + (side,) * after, None)
+
+
+@lru_cache(maxsize=1 << 12)  # a table of 6 cells holds some 10 kB; ~1000 shapes cover the ladder
+def _shape(side: int, ghosts: tuple[int, ...], visits: tuple[int, ...] | None) -> tuple:
+    """(shift triples, fillings table or None, options or None) of a line of `side` - 1 visits
+    whose distinct cells shift a ghost by `ghosts` and are visited `visits` times (None: once each).
+    Vampires and zombies follow: each visit shifts one of a ghost or a vampire by one per end."""
+    ns = visits or (1,) * len(ghosts)
+    shifts = tuple((g, n * (side + 1) - g, n * (side + 1)) for g, n in zip(ghosts, ns))
+    if len(shifts) <= TABLE_CELLS:
+        return shifts, _Fillings(shifts[::-1]), None
+    return shifts, None, tuple(map(_options, shifts))
 
 
 class _Maze:
     """Solver data for one mirror layout: monster cells, lines of sight, lines through each cell,
-    and (after set_numbers) the totals and each line's goal state."""
+    and (after set_numbers) the totals, each line's goal state and its table's fillings reaching
+    it."""
 
-    def __init__(self, grid: tuple[str, ...], w: int, h: int):
-        self.pos = [(r, c) for r in range(h) for c in range(w) if grid[r][c] not in MIRRORS]
-        index = {rc: i for i, rc in enumerate(self.pos)}
-        self.fixed = [grid[r][c] for r, c in self.pos]
-        self.grid = grid
-        lines, seen = [], set()
-        for k in range(2 * (w + h)):
-            if k in seen:
-                continue
-            visits, end, mirrors = trace(grid, w, h, k)
-            seen.update((k, end))
-            side = len(visits) + 1
-            shift: dict[int, list[int]] = {}
-            for r, c, before in visits:
-                s = shift.setdefault(index[(r, c)], [0, 0, 0])
-                from_a, from_b = before > 0, before < mirrors  # behind a mirror, seen from each end
-                s[0] += from_a * side + from_b  # a ghost is seen behind a mirror
-                s[1] += (not from_a) * side + (not from_b)  # a vampire in front of them all
-                s[2] += side + 1  # a zombie always
-            cells = tuple(shift)
-            shifts = tuple(tuple(shift[c]) for c in cells)
-            options = tuple(_options(sh) for sh in shifts)
-            lines.append(_Line(k, end, cells, shifts, options, side))
+    def __init__(self, grid: tuple[str, ...], w: int, h: int, traced: tuple[list, list] | None = None):
+        flat = "".join(grid)
+        at, paths = traced or _trace_lines(flat, w, h)
+        self.width, self.grid, self.at = w, grid, at  # at: each monster cell's index in the grid, row by row
+        # given monsters (from a game ID) start settled; a generated layout has none
+        self.given = [1 << MONSTERS.index(flat[i]) if flat[i] in MONSTERS else FULL for i in at] \
+            if len(at) != flat.count(".") else None
+        lines = []
+        for k, end, visited, mirrors, first, last in paths:
+            n = len(visited)
+            cells = tuple(visited)
+            if mirrors < 2 or len(set(cells)) == n:  # (a line crosses itself only past 2 mirrors)
+                shifts, table, options = _run_shape(n, first, n - last) if mirrors else _run_shape(n, -1, -1)
+            else:  # the line crosses itself: add up each cell's visits
+                side = n + 1
+                merged: dict[int, list[int]] = {}
+                for i, c in enumerate(visited):
+                    merged.setdefault(c, [0, 0])
+                    merged[c][0] += 1 if i < first else side if i >= last else side + 1  # as in _run_shape
+                    merged[c][1] += 1
+                cells = tuple(merged)
+                shifts, table, options = _shape(side, tuple(g for g, _ in merged.values()),
+                                                tuple(n for _, n in merged.values()))
+            lines.append(_Line(k, end, cells, shifts, n + 1, cells[::-1], table, options))
         # Tatham's sweep order: fewest distinct cells first, ties by the lower edge number
-        self.lines = sorted(lines, key=lambda ln: len(ln.cells))
-        self.sizes = [len(ln.cells) for ln in self.lines]
-        self.lines_of: list[list[int]] = [[] for _ in self.pos]
-        for li, ln in enumerate(self.lines):
-            for c in ln.cells:
-                self.lines_of[c].append(li)
+        sizes = [len(ln.cells) for ln in lines]
+        order = sorted(range(len(lines)), key=sizes.__getitem__)
+        self.lines = lines = [lines[i] for i in order]
+        self.sizes = [sizes[i] for i in order]
+        lines_of: list[list[int]] = [[] for _ in at]
+        self.passes = passes = []  # (line, cell, shift triple) for every cell of every line
+        for li, ln in enumerate(lines):
+            for c, shift in zip(ln.cells, ln.shifts):
+                lines_of[c].append(li)
+                passes.append((li, c, shift))
+        self.lines_of = lines_of
         self.totals: tuple[int, ...] = (0, 0, 0)
         self.goals: list[int] = []
+        self.reach: list[int] = []
+
+    def set_goals(self, totals, goals: list[int]) -> None:
+        """Totals and the goal state of each line (-1 when out of reach)."""
+        self.totals = tuple(totals)
+        self.goals = goals
+        self.reach = [0 if ln.table is None or goal < 0 else ln.table.reach.get(goal, 0)
+                      for ln, goal in zip(self.lines, goals)]
 
     def set_numbers(self, totals, clues) -> None:
         """Goal state per line: bit index of its two numbers, -1 when one is out of reach."""
-        self.totals = tuple(totals)
-        self.goals = [clues[ln.a] * ln.side + clues[ln.b] if max(clues[ln.a], clues[ln.b]) < ln.side else -1
-                      for ln in self.lines]
+        self.set_goals(totals, [clues[ln.a] * ln.side + clues[ln.b] if max(clues[ln.a], clues[ln.b]) < ln.side
+                                else -1 for ln in self.lines])
+
+    def states(self, dom: list[int]) -> list[int]:
+        """Each line's state on a filled board given as one-monster domains (G, V, Z = 1, 2, 4)."""
+        states = [0] * len(self.lines)
+        for li, c, shift in self.passes:
+            states[li] += shift[dom[c] >> 1]  # G, V, Z = 1, 2, 4 -> 0, 1, 2
+        return states
+
+    def clues(self, states: list[int]) -> tuple[int, ...]:
+        clues = [0] * (2 * len(self.lines))
+        for ln, state in zip(self.lines, states):
+            clues[ln.a], clues[ln.b] = divmod(state, ln.side)
+        return tuple(clues)
 
     def numbers(self, dom: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """(totals, edge numbers) of a filled board given as one-monster domains."""
-        clues = [0] * (2 * len(self.lines))
-        for ln in self.lines:
-            state = sum([sh[dom[c].bit_length() - 1] for c, sh in zip(ln.cells, ln.shifts)])
-            clues[ln.a], clues[ln.b] = divmod(state, ln.side)
-        return (dom.count(G), dom.count(V), dom.count(Z)), tuple(clues)
+        return (dom.count(G), dom.count(V), dom.count(Z)), self.clues(self.states(dom))
+
+    @cached_property
+    def pos(self) -> list[tuple[int, int]]:
+        """(row, column) of each monster cell."""
+        return [divmod(i, self.width) for i in self.at]
 
     def start(self) -> list[int]:
-        return [FULL if f == "." else 1 << MONSTERS.index(f) for f in self.fixed]
+        return [FULL] * len(self.at) if self.given is None else self.given[:]
 
     def caps(self, dom: list[int]) -> list[int]:
         """How many more of each monster may be placed beyond the cells already settled."""
-        return [self.totals[t] - dom.count(1 << t) for t in range(3)]
+        g, v, z = self.totals
+        return [g - dom.count(G), v - dom.count(V), z - dom.count(Z)]
 
     def board(self, dom: list[int]) -> list[str]:
-        rows = [list(r) for r in self.grid]
-        for (r, c), d in zip(self.pos, dom):
-            rows[r][c] = MONSTERS[d.bit_length() - 1]
-        return ["".join(r) for r in rows]
+        cells = list("".join(self.grid))
+        for i, d in zip(self.at, dom):
+            cells[i] = "?GV?Z"[d]  # G, V, Z = 1, 2, 4
+        flat, w = "".join(cells), self.width
+        return [flat[i:i + w] for i in range(0, len(flat), w)]
 
 
 @lru_cache(maxsize=1 << 14)  # mazes of one size share most shift triples
@@ -233,15 +407,50 @@ _ALLOWS = tuple((d & 1) | (d >> 1 & 1) << 8 | (d >> 2 & 1) << 16 for d in range(
 
 
 def _support(ln: _Line, goal: int, dom: list[int], caps: list[int]) -> list[tuple[int, int]] | None:
-    """The line-of-sight deduction: for each open cell of the line, (cell, the monsters that
-    appear in some filling reaching the goal state within the caps); None if no filling does.
+    """The line-of-sight deduction: for each open cell of the line, in reverse path order, (cell,
+    the monsters that appear in some filling reaching the goal state within the caps); None if no
+    filling does. From the line's table when it has one, else by the bitset pass."""
+    if ln.table is None:
+        return _support_pass(ln, goal, dom, caps)
+    return _support_table(ln, ln.table.reach.get(goal, 0) if goal >= 0 else 0, dom, caps)
 
-    Shifts add up, so settled cells only move the goal and the pass runs over open cells."""
+
+def _support_table(ln: _Line, compat: int, dom: list[int], caps: list[int]) -> list[tuple[int, int]] | None:
+    """_support from the line's table, given its fillings that reach the goal: AND the masks of
+    each cell's domain (and of the types that may run out), then a monster stays where some
+    filling left puts it."""
+    if not compat:
+        return None
+    by_dom, at_most = ln.table.by_dom, ln.table.at_most
+    cells = ln.rcells
+    ds = [dom[c] for c in cells]
+    for row, d in zip(by_dom, ds):
+        compat &= row[d]
+    n = len(ds)
+    g, v, z = caps
+    if g < n or v < n or z < n:  # counted over the whole line, so each settled cell adds to its cap
+        if g < 0 or v < 0 or z < 0:
+            return None
+        if g < n and g + ds.count(G) < n:
+            compat &= at_most[0][g + ds.count(G)]
+        if v < n and v + ds.count(V) < n:
+            compat &= at_most[1][v + ds.count(V)]
+        if z < n and z + ds.count(Z) < n:
+            compat &= at_most[2][z + ds.count(Z)]
+    if not compat:
+        return None
+    return [(c, (1 if compat & row[1] else 0) | (2 if compat & row[2] else 0) | (4 if compat & row[4] else 0))
+            for c, row, d in zip(cells, by_dom, ds) if d & (d - 1)]
+
+
+def _support_pass(ln: _Line, goal: int, dom: list[int], caps: list[int]) -> list[tuple[int, int]] | None:
+    """_support by a forward/backward pass over a bitset of reachable states. Shifts add up, so
+    settled cells only move the goal and the pass runs over open cells."""
     least = min(caps)
     if goal < 0 or least < 0:
         return None
     cells, row, allows = [], [], 0
-    for c, opts in zip(ln.cells, ln.options):
+    for c, opts in zip(ln.cells, ln.options or map(_options, ln.shifts)):  # (tables skip them)
         d = dom[c]
         if d & (d - 1):
             cells.append(c)
@@ -295,45 +504,116 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
     Returns (sweeps run, consistent); dom is narrowed in place. log gets (line, cell, value).
 
     A line is skipped while none of its cells changed and no remaining total it could depend on
-    (one under its number of cells) dropped since it was last applied: applied again it would
-    give the same answer and change nothing, so the sweeps, the log and the result are those of
-    evaluating every line every sweep."""
+    (one under its number of open cells: a higher one cannot bind) dropped since it was last
+    applied: applied again it would give the same answer and change nothing, so the sweeps, the
+    log and the result are those of evaluating every line every sweep. The table deduction is
+    _support_table, inlined: this loop is most of the generator's time."""
     depth = 0
     caps = maze.caps(dom)
-    lines, goals, lines_of, sizes = maze.lines, maze.goals, maze.lines_of, maze.sizes
-    everything = [True] * len(lines)
-    stale = everything[:]
+    lines, goals, reach, lines_of = maze.lines, maze.goals, maze.reach, maze.lines_of
+    # stale: a cell of the line changed since it was last applied (2: and every cell is still FULL)
+    if dom.count(FULL) == len(dom):
+        stale = [2] * len(lines)
+    else:
+        stale = [2 if all(dom[c] == FULL for c in ln.cells) else 1 for ln in lines]
+    n_open = maze.sizes[:]  # per line, its open cells when it was last applied
+    spent = [(0, 0, 0)] * len(lines)  # and the totals left then
+    last = [-1] * len(lines)  # per table line, its fillings left then
     while True:
         changed = False
         for li, ln in enumerate(lines):
             if not stale[li]:
-                continue
-            goal = goals[li]
-            if not ln.cells and goal == 0:
-                continue
-            support = _support(ln, goal, dom, caps)
-            if support is None:
-                return depth + 1, False
-            for c, s in support:
-                if dom[c] & ~s:
-                    dom[c] &= s
-                    changed = True
-                    for lj in lines_of[c]:
-                        stale[lj] = True
-                    if not dom[c] & (dom[c] - 1):
-                        t = dom[c].bit_length() - 1
-                        caps[t] -= 1
-                        # lines are sorted by their number of cells: those with more than the cap
-                        first = bisect.bisect_right(sizes, caps[t])
-                        stale[first:] = everything[first:]
-                        if log is not None:
-                            log.append((ln, c, dom[c]))
+                k, (g0, v0, z0) = n_open[li], spent[li]
+                g, v, z = caps
+                if not (g < k and g < g0 or v < k and v < v0 or z < k and z < z0):
+                    continue
+            table = ln.table
+            if table is None:
+                support = _support_pass(ln, goals[li], dom, caps)
+                if support is None:
+                    return depth + 1, False
+                news = [(c, dom[c] & s) for c, s in support if dom[c] & ~s]
+                left = len(support)
+            else:
+                compat = reach[li]
+                if not compat:
+                    return depth + 1, False
+                cells = ln.rcells
+                n = len(cells)
+                if stale[li] == 2:  # all open to every monster: nothing to AND, nothing settled
+                    ds = [FULL] * n
+                    ng = nv = nz = 0
+                else:
+                    ds = [dom[c] for c in cells]
+                    for row, d in zip(table.by_dom, ds):
+                        compat &= row[d]
+                    ng = nv = nz = -1  # not counted yet
+                g, v, z = caps
+                if g < n or v < n or z < n:
+                    if (g | v | z) < 0:  # some total exceeded
+                        return depth + 1, False
+                    if ng < 0:
+                        ng, nv, nz = ds.count(G), ds.count(V), ds.count(Z)
+                    if ng + nv + nz < n:  # (with every cell settled, no total can bind)
+                        at_most = table.at_most
+                        if g + ng < n:
+                            compat &= at_most[0][g + ng]
+                        if v + nv < n:
+                            compat &= at_most[1][v + nv]
+                        if z + nz < n:
+                            compat &= at_most[2][z + nz]
+                if not compat:
+                    return depth + 1, False
+                stale[li] = False
+                if compat == last[li]:  # no filling dropped: every cell is already its support
+                    spent[li] = tuple(caps)
+                    continue
+                last[li] = compat
+                if not compat & (compat - 1):
+                    # one filling left, number j: its monsters are j's digits in base 3; the same
+                    # updates as the loop over `news` below, which this is most of the time
+                    j = compat.bit_length() - 1
+                    for c, d in zip(cells, ds):
+                        s = 1 << j % 3
+                        j //= 3
+                        if s != d:
+                            dom[c] = s
+                            changed = True
+                            for lj in lines_of[c]:
+                                stale[lj] = True
+                            caps[s >> 1] -= 1
+                            if log is not None:
+                                log.append((ln, c, s))
+                    stale[li] = False
+                    n_open[li] = 0
+                    spent[li] = tuple(caps)
+                    continue
+                news, left = [], 0
+                for c, row, d in zip(cells, table.by_dom, ds):
+                    if d & (d - 1):
+                        left += 1
+                        s = ((1 if compat & row[1] else 0) | (2 if compat & row[2] else 0)
+                             | (4 if compat & row[4] else 0))
+                        if s != d:
+                            news.append((c, s))
+            for c, d in news:
+                dom[c] = d
+                changed = True
+                for lj in lines_of[c]:
+                    stale[lj] = True
+                if not d & (d - 1):
+                    left -= 1
+                    caps[d >> 1] -= 1  # G, V, Z = 1, 2, 4 -> 0, 1, 2
+                    if log is not None:
+                        log.append((ln, c, d))
             # what the line itself changed cannot change its own answer (the deduction is exact:
             # every filling it kept is still allowed, and a settled cell's monster moves from the
             # open cells to the spent totals), so only other lines' changes make it stale
             stale[li] = False
+            n_open[li] = left
+            spent[li] = tuple(caps)
         depth += 1
-        if not changed or all(not d & (d - 1) for d in dom):
+        if not changed or dom.count(G) + dom.count(V) + dom.count(Z) == len(dom):  # all settled
             return depth, True
 
 
@@ -349,7 +629,10 @@ def _propagate(maze: _Maze, dom: list[int], queue: list[int]) -> bool:
             li = queue.pop()
             queued[li] = False
             ln = lines[li]
-            support = _support(ln, maze.goals[li], dom, caps)
+            if ln.table is None:
+                support = _support_pass(ln, maze.goals[li], dom, caps)
+            else:
+                support = _support_table(ln, maze.reach[li], dom, caps)
             if support is None:
                 return False
             for c, s in support:
@@ -432,35 +715,94 @@ def _level(sweeps: int, n_open: int) -> str:
     return "normal" if n_open <= OPEN_NORMAL else "tricky"
 
 
-def _layout(rng: random.Random, w: int, h: int, level: str) -> tuple[str, ...]:
+def _layout(rng: random.Random, w: int, h: int, level: str) -> _Maze:
     """Tatham's mirror layouts: each cell a mirror with chance 2/5, 48-78% monster cells, and no
     line of sight through more distinct cells than the level allows (long lines make hard puzzles)."""
     longest = {"easy": min(w, h) + 1, "normal": max(w, h) * 3 // 2, "tricky": 9}[level]
-    getrandbits, cell = rng.getrandbits, "\\/..."
+    getrandbits, cell, size = rng.getrandbits, "\\/...", w * h
     while True:
-        rows = []
-        for _ in range(h):
-            row = []
-            for _ in range(w):  # rng.randrange(5), inlined with the same draws (CPython's algorithm)
+        drawn = []
+        for _ in range(size):  # rng.randrange(5), inlined with the same draws (CPython's algorithm)
+            x = getrandbits(3)
+            while x >= 5:
                 x = getrandbits(3)
-                while x >= 5:
-                    x = getrandbits(3)
-                row.append(cell[x])
-            rows.append("".join(row))
-        grid = tuple(rows)
-        n = sum(row.count(".") for row in grid)
-        if n <= 4 or not 0.48 <= n / (w * h) <= 0.78:
+            drawn.append(cell[x])
+        flat = "".join(drawn)
+        n = flat.count(".")
+        if n <= 4 or not 0.48 <= n / size <= 0.78:
             continue
-        if all(len({(r, c) for r, c, _ in trace(grid, w, h, k)[0]}) <= longest for k in range(2 * (w + h))):
-            return grid
+        traced = _trace_lines(flat, w, h, longest)
+        if traced is not None:
+            return _Maze(tuple([flat[i:i + w] for i in range(0, size, w)]), w, h, traced)
+
+
+def _unique_views(ln: _Line, guess: list[int]) -> list:
+    """Tatham's get_unique, its candidates: the fillings of the line, within the cells' current
+    guesses and ignoring the totals, that are the only filling giving their pair of numbers, in
+    his enumeration order (the first cell varies slowest, G before V before Z). From the table
+    (filling j puts (j // 3**p) % 3 at position p, the cells reversed, so j counts in his
+    order), each as the bit 1 << j; for a longer line, as monster indices in path order."""
+    table = ln.table
+    if table is not None:
+        ds = [guess[c] for c in ln.rcells]
+        if ds.count(FULL) == len(ds):
+            return table.singles
+        compat = -1
+        for row, d in zip(table.by_dom, ds):
+            compat &= row[d]
+        return sorted([x for x in [mask & compat for mask in table.reach.values()] if x and not x & (x - 1)])
+    # count the fillings reaching each state, up to 2, keeping the first one
+    ways: dict[int, tuple[int, tuple[int, ...]]] = {0: (1, ())}
+    for c, shift in zip(ln.cells, ln.shifts):
+        nxt: dict[int, tuple[int, tuple[int, ...]]] = {}
+        for state, (k, fill) in ways.items():
+            for m in range(3):
+                if guess[c] >> m & 1:
+                    t = state + shift[m]
+                    old = nxt.get(t)
+                    nxt[t] = (k, fill + (m,)) if old is None else (min(2, old[0] + k), min(old[1], fill + (m,)))
+        ways = nxt
+    return sorted(fill for k, fill in ways.values() if k == 1)
+
+
+def _tatham_board(maze: _Maze, rng: random.Random, monster, filling: int) -> list[int]:
+    """Tatham's monsters (undead.c new_game_desc): for each line, shortest first, while more than
+    `filling` cells are still unset, one filling of it chosen at random among those that are the
+    only one giving their pair of numbers; then random monsters in the cells left."""
+    guess = [FULL] * len(maze.at)
+    getrandbits = rng.getrandbits
+    for ln in maze.lines:
+        if guess.count(FULL) <= filling:
+            break
+        if ln.cells:
+            singles = _unique_views(ln, guess)
+            if not singles:
+                continue
+            n = len(singles)  # rng.randrange(n), inlined with the same draws (CPython's algorithm)
+            k = n.bit_length()
+            r = getrandbits(k)
+            while r >= n:
+                r = getrandbits(k)
+            pick = singles[r]
+            if ln.table is None:
+                for c, m in zip(ln.cells, pick):
+                    guess[c] = 1 << m
+            else:
+                j = pick.bit_length() - 1
+                for c in ln.rcells:
+                    guess[c] = 1 << j % 3
+                    j //= 3
+    return [monster() if d == FULL else d for d in guess]
 
 
 def _generate(rng: random.Random, w: int, h: int, level: str, repairs: int = 20,
               budget: int = 300) -> tuple[UndeadPuzzle, list[str]]:
-    """Random layout and monsters, then repair: where two solutions differ, or (if too hard) where
-    the sweeps leave cells open, put new monsters and recompute the numbers, so each step keeps
-    most of the board and only re-rates it. A layout whose check needs more than `budget` search
-    nodes is dropped: such boards are rare and only slow the generator down."""
+    """Easy: Tatham's monsters (_tatham_board) on a random layout until the sweeps settle every
+    cell within 3 rounds. Normal and tricky: random layout and monsters, then repair: where two
+    solutions differ, or (if too hard) where the sweeps leave cells open, put new monsters and
+    recompute the numbers, so each step keeps most of the board and only re-rates it. A layout
+    whose check needs more than `budget` search nodes is dropped: such boards are rare and only
+    slow the generator down."""
     want = LEVELS.index(level)
     getrandbits = rng.getrandbits
 
@@ -470,25 +812,39 @@ def _generate(rng: random.Random, w: int, h: int, level: str, repairs: int = 20,
             x = getrandbits(2)
         return 1 << x
 
+    while want == 0:  # easy: Tatham's own way, which rarely needs a second try
+        maze = _layout(rng, w, h, level)
+        board = _tatham_board(maze, rng, monster, 2)
+        totals = (board.count(G), board.count(V), board.count(Z))
+        if not _varied(totals, level):
+            continue
+        maze.set_goals(totals, maze.states(board))
+        dom, log = maze.start(), []
+        sweeps, ok = _sweeps(maze, dom, log)
+        # every cell settled by sound deductions from the numbers of `board`: it is the one solution
+        if dom == board and sweeps <= SWEEPS_EASY:
+            puzzle = UndeadPuzzle(w, h, totals, maze.grid, maze.clues(maze.goals))
+            puzzle.__dict__["rated"] = (maze, sweeps, ok, log, dom)  # what `rated` would compute
+            return puzzle, maze.board(board)
     while True:
-        maze = _Maze(_layout(rng, w, h, level), w, h)
-        board = [monster() for _ in maze.pos]
+        maze = _layout(rng, w, h, level)
+        board = [monster() for _ in maze.at]
         for _ in range(repairs):
-            totals, clues = maze.numbers(board)
-            maze.set_numbers(totals, clues)
+            totals = (board.count(G), board.count(V), board.count(Z))
+            maze.set_goals(totals, maze.states(board))
             dom, log = maze.start(), []
             sweeps, ok = _sweeps(maze, dom, log)
             open_cells = [i for i, d in enumerate(dom) if d & (d - 1)]
             if len(open_cells) <= (0 if want == 0 else OPEN_NORMAL) or want == 2:
                 if open_cells:
                     found = _solutions(maze, 2, dom, budget, recheck=False)
-                else:  # all settled by sound deductions: the one candidate, if its numbers are right
-                    found = [dom] if maze.numbers(dom) == (totals, clues) else []
+                else:  # all settled by sound deductions from the numbers of `board`: it is the one
+                    found = [dom] if dom == board else []
                 if found is None:
                     break
                 got = _level(sweeps, len(open_cells))
                 if len(found) == 1 and got == level and _varied(totals, level):
-                    puzzle = UndeadPuzzle(w, h, totals, maze.grid, clues)
+                    puzzle = UndeadPuzzle(w, h, totals, maze.grid, maze.clues(maze.goals))
                     puzzle.__dict__["rated"] = (maze, sweeps, ok, log, dom)  # what `rated` would compute
                     return puzzle, maze.board(board)
                 if len(found) > 1:
@@ -507,7 +863,8 @@ def _generate(rng: random.Random, w: int, h: int, level: str, repairs: int = 20,
 
 def _varied(totals: tuple[int, ...], level: str) -> bool:
     """Tatham discards puzzles with a single monster type, and tricky ones lacking a pair of each."""
-    return sum(1 for n in totals if n) >= 2 and (level != "tricky" or min(totals) >= 2)
+    g, v, z = totals
+    return (g > 0) + (v > 0) + (z > 0) >= 2 and (level != "tricky" or min(totals) >= 2)
 
 
 # ---------------------------------------------------------------- game ID
@@ -562,23 +919,19 @@ def decode_id(game_id: str) -> UndeadPuzzle:
     return UndeadPuzzle(w, h, totals, grid, clues)
 
 
+_RUNS = [("." * n, chr(ord("a") + n - 1)) for n in range(26, 0, -1)]  # Tatham's letter for a run of empty cells
+_NUMBER_TEXT = tuple(map(str, range(256)))  # str() of the usual numbers, looked up
+
+
 def encode_id(p: UndeadPuzzle) -> str:
-    out, run = [], 0
-    for ch in "".join(p.grid):
-        if ch == ".":
-            run += 1
-            if run == 26:
-                out.append("z")
-                run = 0
-            continue
-        if run:
-            out.append(chr(ord("a") + run - 1))
-            run = 0
-        out.append({"\\": "L", "/": "R"}.get(ch, ch))
-    if run:
-        out.append(chr(ord("a") + run - 1))
-    numbers = ",".join(map(str, (*p.totals, "".join(out), *p.clues)))
-    return f"{p.width}x{p.height}:{numbers}"
+    grid = "".join(p.grid)
+    for dots, letter in _RUNS[26 - min(26, grid.count(".")):]:  # longest first: 27 empty cells are "za"
+        grid = grid.replace(dots, letter)
+    text = _NUMBER_TEXT
+    totals = ",".join([text[n] if n < 256 else str(n) for n in p.totals])
+    clues = ",".join([text[n] if n < 256 else str(n) for n in p.clues])
+    grid = grid.replace("\\", "L").replace("/", "R")
+    return f"{p.width}x{p.height}:{totals},{grid},{clues}"
 
 
 # ---------------------------------------------------------------- the env
