@@ -20,6 +20,7 @@ config is refused (naming the keys) unless resume=true.
 from __future__ import annotations
 
 import math
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -53,6 +54,9 @@ class OptimSection:
     warmup_steps: int = field(0, help="linear warmup, in optimizer steps (RL: rl.minibatches per step)")
     schedule: str = field("constant", help="learning-rate shape after warmup", choices=("constant", "cosine", "linear"))
     min_lr_ratio: float = field(0.0, help="cosine/linear: final lr as a fraction of lr")
+    trainable: List[str] = field([], help="regular expressions: only the parameters whose HF name matches one "
+                                          "are trained, the rest are frozen (e.g. [norm]: the RMSNorm gains, "
+                                          "BitFit-style); empty: all (or LoRA's adapters)")
 
 
 @dataclass
@@ -212,6 +216,13 @@ class TrainConfig:
             yield "optim.lr", "must be > 0"
         if self.lora.enabled and self.lora.r < 1:
             yield "lora.r", "must be >= 1"
+        if self.optim.trainable and self.lora.enabled:
+            yield "optim.trainable", "choose it or lora.enabled, not both (LoRA trains its adapters only)"
+        for pattern in self.optim.trainable:
+            try:
+                re.compile(pattern)
+            except re.error as e:
+                yield "optim.trainable", f"{pattern!r} is not a regular expression ({e})"
         if self.hsdp_shard_size < 0:
             yield "hsdp_shard_size", "must be >= 0"
         if self.logprob_chunk_tokens < 1:
@@ -340,6 +351,11 @@ def build_model(cfg: TrainConfig, ctx, path: str, lora_state: dict | None = None
             if missing:
                 raise RuntimeError(f"checkpoint LoRA weights do not match this model: {sorted(missing)[:3]}")
             model.load_state_dict(lora_state, strict=False)
+    if cfg.optim.trainable:  # frozen parameters get no gradient and no optimizer state
+        for name, p in model.named_parameters():
+            p.requires_grad_(any(re.search(pattern, name) for pattern in cfg.optim.trainable))
+        if not any(p.requires_grad for p in model.parameters()):
+            stop(cfg, "optim.trainable", f"no parameter of {path} matches {cfg.optim.trainable}")
     return model, tok  # on CPU: dist.wrap places it (FSDP2 moves one shard unit at a time)
 
 

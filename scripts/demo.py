@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from utils.passk import bootstrap_mean_ci  # noqa: E402
@@ -92,11 +94,34 @@ def per_problem(run: Path) -> dict[tuple[str, str], dict[str, tuple[int, int]]]:
     return out
 
 
+def training_accuracy(samples: Path, k: int) -> dict[str, tuple[float, float, int, int]]:
+    """Per difficulty ("sorting d=0"), the accuracy of the training rollouts of the first k and the
+    last k steps that drew it, and how many rollouts that is (from samples.jsonl, which holds every
+    rollout with rl.log_samples: -1). The mean accuracy over a step mixes difficulties: it falls when
+    the controller adds a harder one, whatever the policy learned. Difficulties seen in fewer than
+    2k steps are left out."""
+    steps: dict[str, dict[int, list[bool]]] = {}
+    if samples.is_file():
+        for line in samples.read_text().splitlines():
+            if line.strip():
+                row = json.loads(line)
+                steps.setdefault(row["split"], {}).setdefault(row["step"], []).append(bool(row["correct"]))
+    out = {}
+    for split, by_step in sorted(steps.items()):
+        order = sorted(by_step)
+        if len(order) >= 2 * k:
+            first = [c for s in order[:k] for c in by_step[s]]
+            last = [c for s in order[-k:] for c in by_step[s]]
+            out[split] = (sum(first) / len(first), sum(last) / len(last), len(first), len(last))
+    return out
+
+
 def summary(sft: Path, rl: Path, rl_run: Path, out: Path, timings: list[tuple[str, float, float]] = ()) -> str:
     """What the RL stage did, from the files the steps wrote: held-out pass@k of both models with
     their bootstrap intervals, per difficulty; RL - SFT on pass@1 with a paired bootstrap interval
     over the same problems (the verdict); the training curves' start and end (reward, accuracy, the
-    adaptive controller's difficulty); CPU and wall seconds per step. Written to `out` and returned."""
+    adaptive controller's difficulty), the training accuracy per difficulty (the mean falls when
+    the controller adds a harder one); CPU and wall seconds per step. Written to `out` and returned."""
     a, b = (json.loads((d / "results.json").read_text())["benchmarks"] for d in (sft, rl))
     pa, pb = per_problem(sft), per_problem(rl)
     rows = [json.loads(line) for line in (rl_run / "metrics.jsonl").read_text().splitlines() if line.strip()]
@@ -129,11 +154,23 @@ def summary(sft: Path, rl: Path, rl_run: Path, out: Path, timings: list[tuple[st
     lines += ["", "pass@1, RL against SFT (better / worse: the paired interval excludes 0):", ""]
     lines += [f"- {v}" for v in verdicts]
     k = max(1, min(5, len(rows) // 4))
-    mean = lambda key, part: sum(r[key] for r in part) / len(part)  # noqa: E731
+    def mean(key: str, part: list[dict]) -> float:
+        values = [r[key] for r in part if r.get(key) is not None]  # entropy: None when no row trained
+        return sum(values) / len(values) if values else float("nan")
+
     lines += ["", f"RL training ({rl_run.name}, {len(rows)} steps; first and last {k} steps' means; curves in "
               f"{shown(rl_run / 'curves.png')}):", ""]
-    for key in ("reward_mean", "accuracy"):
-        lines.append(f"- {key}: {mean(key, rows[:k]):.3f} -> {mean(key, rows[-k:]):.3f}")
+    config = rl_run / "config.yaml"
+    saved = (yaml.safe_load(config.read_text()) or {}) if config.is_file() else {}
+    trainable = saved.get("optim", {}).get("trainable")
+    if trainable:
+        lines.append(f"- trained parameters: only those whose name matches {trainable} (optim.trainable)")
+    for key in ("reward_mean", "accuracy", "entropy"):
+        if any(key in r for r in rows):
+            lines.append(f"- {key}: {mean(key, rows[:k]):.3f} -> {mean(key, rows[-k:]):.3f}")
+    for split, (first, last, n_first, n_last) in training_accuracy(rl_run / "samples.jsonl", k).items():
+        lines.append(f"- accuracy at {split} (rollouts of the first and last {k} steps that drew it: {n_first} and "
+                     f"{n_last}): {first:.3f} -> {last:.3f}")
     for key in sorted(x for x in rows[-1] if x.startswith("difficulty/")):
         lines.append(f"- {key} (adaptive controller, top of the window): {rows[0][key]} at step 1, "
                      f"{max(r[key] for r in rows)} at most, {rows[-1][key]} at the end")

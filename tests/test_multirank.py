@@ -1,6 +1,6 @@
 """train.py under torchrun with 2 and 4 gloo ranks on CPU against 1 rank on the same data: FSDP2
 (minibatches 2 with the novelty bonus; 4 with LoRA, KL and the novelty bonus; 4 async without a
-reference model), DDP, HSDP, LoRA, async rollouts, and resume from a checkpoint 2 ranks wrote (on 2
+reference model), DDP, HSDP, LoRA, async rollouts, norm gains only (optim.trainable), and resume from a checkpoint 2 ranks wrote (on 2
 ranks and on 4). `make test-dist` runs this file (`-m dist`; `make test` leaves it out).
 
 Where the algorithm promises it, N ranks end with the weights 1 rank reaches: the rollouts, their
@@ -168,6 +168,23 @@ def test_fsdp_two_and_four_ranks_match_one(tiny, tmp_path, config):
         assert [x["reward_mean"] for x in metrics(tmp_path / "one")] == [x["reward_mean"] for x in metrics(tmp_path / name)]
     if config.startswith("async"):
         resume_async(tmp_path, args)
+
+
+def test_trainable_norm_gains_on_two_ranks_match_one(tiny, tmp_path):
+    """optim.trainable=[norm] (what the demo's RL stage trains): FSDP2 and DDP on 2 ranks reach the
+    1-rank weights; frozen parameters, mixed with trained ones in the same FSDP2 unit, stay bit for
+    bit the model's."""
+    args = BASE + ["rl.steps=2", "optim.lr=1e-2", "optim.trainable=[norm]", f"model={tiny}", f"out_dir={tmp_path}"]
+    torchrun(1, args + ["name=one"])
+    for strategy in ("fsdp", "ddp"):
+        torchrun(2, args + [f"strategy={strategy}", f"name={strategy}"])
+    start, one = weights_of(tiny), weights(tmp_path / "one")
+    changed = {k for k in one if not torch.equal(one[k], start[k])}
+    assert changed and all("norm" in k for k in changed), sorted(changed)[:5]
+    for strategy in ("fsdp", "ddp"):
+        got = weights(tmp_path / strategy)
+        assert_same_weights(one, got)
+        assert all(torch.equal(got[k], start[k]) for k in one if "norm" not in k)
 
 
 def resume_async(out: Path, args: list[str]):

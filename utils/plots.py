@@ -178,6 +178,7 @@ CURVE_PANELS = [
     ("KL and clipping", ["kl", "clip_frac_low", "clip_frac_high", "clipped_ratio"]),
     ("difficulty per env (adaptive: top of the window)", ["difficulty/"]),
     ("accuracy per env", ["accuracy/"]),
+    ("entropy (mean per response token)", ["entropy"]),  # RL that sharpens the policy lowers it
     ("novelty bonus", ["novelty/bonus_abs_mean", "novelty/frac_rollouts_with_bonus"]),
     ("SFT loss", ["loss"]),
     ("gradient norm", ["grad_norm"]),

@@ -1,0 +1,65 @@
+"""scripts/demo.py's summary: the training accuracy per difficulty (the mean over a step falls when
+the adaptive controller adds a harder difficulty, whatever the policy learned) and what was trained."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+from utils.records import write_jsonl
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_demo():
+    spec = importlib.util.spec_from_file_location("demo", ROOT / "scripts" / "demo.py")
+    demo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(demo)
+    return demo
+
+
+def test_training_accuracy_is_per_difficulty_over_its_own_first_and_last_steps(tmp_path):
+    demo = load_demo()
+    rows = []
+    for step in range(1, 11):  # d=0 every step, right 2 then 6 of 8; d=2 from step 5 on, never right
+        rows += [{"step": step, "split": "sorting d=0", "correct": i < (2 if step <= 2 else 6)} for i in range(8)]
+        if step >= 5:
+            rows += [{"step": step, "split": "sorting d=2", "correct": False} for _ in range(8)]
+        if step == 10:
+            rows += [{"step": step, "split": "sorting d=4", "correct": True}]  # one step: left out
+    write_jsonl(tmp_path / "samples.jsonl", rows)
+    acc = demo.training_accuracy(tmp_path / "samples.jsonl", k=2)
+    assert acc == {"sorting d=0": (0.25, 0.75, 16, 16), "sorting d=2": (0.0, 0.0, 16, 16)}
+    assert demo.training_accuracy(tmp_path / "none.jsonl", k=2) == {}
+
+
+def test_summary_reports_accuracy_per_difficulty_entropy_and_the_trained_parameters(tmp_path):
+    demo = load_demo()
+    for name in ("sft", "rl"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "per_problem.csv").write_text("benchmark,problem_id,split,n,c\nsorting,p0,sorting d=0,8,4\n")
+        (tmp_path / name / "results.json").write_text(json.dumps({"benchmarks": {"sorting": {"splits": {
+            "sorting d=0": {"pass@1": {"mean": 0.5, "ci95": [0.4, 0.6]}}}}}}))
+    run = tmp_path / "run"
+    run.mkdir()
+    write_jsonl(run / "metrics.jsonl", [{"step": s, "reward_mean": 0.5, "accuracy": 0.5 - s / 100,
+                                         "entropy": None if s == 1 else 0.2 - s / 100, "difficulty/sorting": s // 4}
+                                        for s in range(1, 9)])
+    write_jsonl(run / "samples.jsonl", [{"step": s, "split": "sorting d=0", "correct": s > 4} for s in range(1, 9)])
+    (run / "config.yaml").write_text("optim:\n  lr: 0.05\n  trainable: [norm]\n")
+    text = demo.summary(tmp_path / "sft", tmp_path / "rl", run, tmp_path / "summary.md")
+    assert "- accuracy: 0.485 -> 0.425" in text, text
+    assert "- entropy: 0.180 -> 0.125" in text  # step 1's None (no row trained) is left out
+    assert "- accuracy at sorting d=0 (rollouts of the first and last 2 steps that drew it: 2 and 2): 0.000 -> 1.000" \
+        in text
+    assert "- trained parameters: only those whose name matches ['norm'] (optim.trainable)" in text
+
+
+def test_training_curves_show_the_entropy(tmp_path):
+    # the demo's RL gains come from sharpening the policy: curves.png must show the entropy fall
+    from utils.plots import training_curves
+
+    rows = [{"step": s, "reward_mean": 0.4, "accuracy": 0.4, "entropy": 0.16 - s / 100} for s in range(1, 6)]
+    fig = training_curves(rows, tmp_path / "c.png")
+    panel = next(ax for ax in fig.axes if ax.get_title().startswith("entropy"))
+    assert [round(y, 2) for y in panel.get_lines()[0].get_ydata()] == [0.15, 0.14, 0.13, 0.12, 0.11]
