@@ -44,7 +44,6 @@ import random
 import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from itertools import repeat
 
 from envs.puzzles.grid import PuzzleEnv
 
@@ -162,9 +161,8 @@ class _Line:
 
 TABLE_CELLS = 6  # 3**6 = 729 fillings per shape: a table takes some 50 us to build
 # filling j of a table line of n cells: DIGITS[n][j], its monsters as domain bits by position (the
-# base-3 digits of j, lowest first), and COUNTS[n][j], how many ghosts, vampires, zombies it has
+# base-3 digits of j, lowest first); 1093 small tuples, shared by every shape
 DIGITS = [[tuple(1 << j // 3 ** p % 3 for p in range(n)) for j in range(3 ** n)] for n in range(TABLE_CELLS + 1)]
-COUNTS = [[(ds.count(G), ds.count(V), ds.count(Z)) for ds in row] for row in DIGITS]
 
 
 class _Fillings:
@@ -584,16 +582,15 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
                     # `news` below, which this is most of the time
                     j = compat.bit_length() - 1
                     digits = DIGITS[n][j]
-                    if True:
-                        for c, d, s in zip(cells, ds, digits):
-                            if s != d:
-                                dom[c] = s
-                                changed = True
-                                for lj in lines_of[c]:
-                                    stale[lj] = True
-                                caps[s >> 1] -= 1
-                                if log is not None:
-                                    log.append((ln, c, s))
+                    for c, d, s in zip(cells, ds, digits):
+                        if s != d:
+                            dom[c] = s
+                            changed = True
+                            for lj in lines_of[c]:
+                                stale[lj] = True
+                            caps[s >> 1] -= 1
+                            if log is not None:
+                                log.append((ln, c, s))
                     stale[li] = False
                     n_open[li] = 0
                     spent[li] = tuple(caps)
