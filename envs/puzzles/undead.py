@@ -547,8 +547,7 @@ def _sweeps(maze: _Maze, dom: list[int], log: list | None = None) -> tuple[int, 
                     return depth + 1, False
                 cells = ln.rcells
                 n = len(cells)
-                fresh = stale[li] == 2
-                if fresh:  # all open to every monster: nothing to AND, nothing settled
+                if stale[li] == 2:  # all open to every monster: nothing to AND, nothing settled
                     ds = [FULL] * n
                     ng = nv = nz = 0
                 else:
