@@ -57,8 +57,10 @@ def main() -> None:
         "compare=runs/demo/compare-eval_sft-eval_gspo/compare.json")
     sft, rl = ROOT / "runs/demo/eval_sft", ROOT / "runs/demo/eval_gspo"
     heldout_figure(sft, rl, ROOT / "runs/demo/sft_vs_rl.png")
+    training_accuracy_figure(ROOT / "runs/smoke/gspo_novelty/samples.jsonl", ROOT / "runs/demo/rl_accuracy.png")
     print("\n" + summary(sft, rl, ROOT / "runs/smoke/gspo_novelty", ROOT / "runs/demo/summary.md", TIMINGS))
     print("\nLook at: runs/demo/summary.md and sft_vs_rl.png (held-out pass@k of both models), "
+          "runs/demo/rl_accuracy.png (training accuracy per difficulty), "
           "runs/smoke/gspo_novelty/curves.png (reward, accuracy, the controller's difficulty), runs/smoke/sft, "
           "runs/demo/eval_*/ (results.json, per_problem.csv, samples.jsonl), runs/demo/compare-eval_sft-eval_gspo/, "
           "runs/demo/analysis/summary.md, runs/demo/data/ (puzzles)")
@@ -94,20 +96,57 @@ def per_problem(run: Path) -> dict[tuple[str, str], dict[str, tuple[int, int]]]:
     return out
 
 
-def training_accuracy(samples: Path, k: int) -> dict[str, tuple[float, float, int, int]]:
-    """Per difficulty ("sorting d=0"), the accuracy of the training rollouts of the first k and the
-    last k steps that drew it, and how many rollouts that is (from samples.jsonl, which holds every
-    rollout with rl.log_samples: -1). The mean accuracy over a step mixes difficulties: it falls when
-    the controller adds a harder one, whatever the policy learned. Difficulties seen in fewer than
-    2k steps are left out."""
+def rollouts_by_split(samples: Path) -> dict[str, dict[int, list[bool]]]:
+    """samples.jsonl of an RL run -> {split ("sorting d=0"): {step: [correct, ...]}}; {} without it."""
     steps: dict[str, dict[int, list[bool]]] = {}
     if samples.is_file():
         for line in samples.read_text().splitlines():
             if line.strip():
                 row = json.loads(line)
                 steps.setdefault(row["split"], {}).setdefault(row["step"], []).append(bool(row["correct"]))
+    return steps
+
+
+def training_accuracy_figure(samples: Path, out: Path, k: int = 5) -> list[str]:
+    """Training accuracy per difficulty against the step, each point pooling the rollouts of the
+    last k steps that drew that difficulty: the curve curves.png cannot show (its accuracy is the
+    mean over a step, which falls when the controller adds a harder difficulty). Returns the curves'
+    labels, [] (and no figure) when samples.jsonl holds nothing."""
+    from utils.plots import _plt
+
+    by_split = rollouts_by_split(samples)
+    if not by_split:
+        return []
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    for split, by_step in sorted(by_split.items()):
+        order = sorted(by_step)
+        points = []
+        for i, step in enumerate(order):
+            pooled = [c for s in order[max(0, i - k + 1):i + 1] for c in by_step[s]]
+            points.append((step, sum(pooled) / len(pooled)))
+        ax.plot(*zip(*points), marker=".", label=split)
+    ax.set_xlabel("RL step")
+    ax.set_ylabel(f"accuracy (last {k} steps drawing it)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("training accuracy per difficulty", fontsize=9)
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return [line.get_label() for line in ax.get_lines()]
+
+
+def training_accuracy(samples: Path, k: int) -> dict[str, tuple[float, float, int, int]]:
+    """Per difficulty ("sorting d=0"), the accuracy of the training rollouts of the first k and the
+    last k steps that drew it, and how many rollouts that is (from samples.jsonl, which holds every
+    rollout with rl.log_samples: -1). The mean accuracy over a step mixes difficulties: it falls when
+    the controller adds a harder one, whatever the policy learned. Difficulties seen in fewer than
+    2k steps are left out."""
     out = {}
-    for split, by_step in sorted(steps.items()):
+    for split, by_step in sorted(rollouts_by_split(samples).items()):
         order = sorted(by_step)
         if len(order) >= 2 * k:
             first = [c for s in order[:k] for c in by_step[s]]
@@ -171,6 +210,8 @@ def summary(sft: Path, rl: Path, rl_run: Path, out: Path, timings: list[tuple[st
     for split, (first, last, n_first, n_last) in training_accuracy(rl_run / "samples.jsonl", k).items():
         lines.append(f"- accuracy at {split} (rollouts of the first and last {k} steps that drew it: {n_first} and "
                      f"{n_last}): {first:.3f} -> {last:.3f}")
+    if (out.parent / "rl_accuracy.png").is_file():
+        lines.append(f"- training accuracy per difficulty, step by step: {shown(out.parent / 'rl_accuracy.png')}")
     for key in sorted(x for x in rows[-1] if x.startswith("difficulty/")):
         lines.append(f"- {key} (adaptive controller, top of the window): {rows[0][key]} at step 1, "
                      f"{max(r[key] for r in rows)} at most, {rows[-1][key]} at the end")

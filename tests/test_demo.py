@@ -63,3 +63,15 @@ def test_training_curves_show_the_entropy(tmp_path):
     fig = training_curves(rows, tmp_path / "c.png")
     panel = next(ax for ax in fig.axes if ax.get_title().startswith("entropy"))
     assert [round(y, 2) for y in panel.get_lines()[0].get_ydata()] == [0.15, 0.14, 0.13, 0.12, 0.11]
+
+
+def test_training_accuracy_figure_draws_one_curve_per_difficulty(tmp_path):
+    demo = load_demo()
+    rows = [{"step": s, "split": f"sorting d={d}", "correct": (s + i) % 3 == 0}
+            for s in range(1, 9) for d in (0, 2) for i in range(4) if d == 0 or s > 4]
+    write_jsonl(tmp_path / "samples.jsonl", rows)
+    out = tmp_path / "fig" / "rl_accuracy.png"
+    assert demo.training_accuracy_figure(tmp_path / "samples.jsonl", out, k=2) == ["sorting d=0", "sorting d=2"]
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert demo.training_accuracy_figure(tmp_path / "none.jsonl", tmp_path / "none.png") == []
+    assert not (tmp_path / "none.png").exists()
