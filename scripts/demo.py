@@ -112,31 +112,17 @@ def training_accuracy_figure(samples: Path, out: Path, k: int = 5) -> list[str]:
     last k steps that drew that difficulty: the curve curves.png cannot show (its accuracy is the
     mean over a step, which falls when the controller adds a harder difficulty). Returns the curves'
     labels, [] (and no figure) when samples.jsonl holds nothing."""
-    from utils.plots import _plt
+    from utils.plots import step_curves
 
-    by_split = rollouts_by_split(samples)
-    if not by_split:
-        return []
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(5.5, 3.6))
-    for split, by_step in sorted(by_split.items()):
+    series = {}
+    for split, by_step in sorted(rollouts_by_split(samples).items()):
         order = sorted(by_step)
-        points = []
-        for i, step in enumerate(order):
-            pooled = [c for s in order[max(0, i - k + 1):i + 1] for c in by_step[s]]
-            points.append((step, sum(pooled) / len(pooled)))
-        ax.plot(*zip(*points), marker=".", label=split)
-    ax.set_xlabel("RL step")
-    ax.set_ylabel(f"accuracy (last {k} steps drawing it)")
-    ax.set_ylim(-0.02, 1.02)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    ax.set_title("training accuracy per difficulty", fontsize=9)
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return [line.get_label() for line in ax.get_lines()]
+        pooled = ([c for s in order[max(0, i - k + 1):i + 1] for c in by_step[s]] for i in range(len(order)))
+        series[split] = [(step, sum(p) / len(p)) for step, p in zip(order, pooled)]
+    if not series:
+        return []
+    return step_curves(series, out, "training accuracy per difficulty", f"accuracy (last {k} steps drawing it)",
+                       xlabel="RL step")
 
 
 def training_accuracy(samples: Path, k: int) -> dict[str, tuple[float, float, int, int]]:

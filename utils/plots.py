@@ -48,6 +48,26 @@ def passk_curves(curves: dict[str, dict[int, float]], path: str | Path, title: s
     return fig
 
 
+def step_curves(series: dict[str, list[tuple[int, float]]], path: str | Path, title: str, ylabel: str,
+                xlabel: str = "step") -> list[str]:
+    """One line per label through its (step, value) points, values in [0, 1]. Returns the labels drawn."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    for label, points in series.items():
+        ax.plot(*zip(*points), marker=".", label=label)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return [line.get_label() for line in ax.get_lines()]
+
+
 def grouped_bars(groups: dict[str, dict[str, float]], path: str | Path, title: str, ylabel: str) -> None:
     """Bars per category (outer keys on the x axis), one colour per series (inner keys)."""
     plt = _plt()
