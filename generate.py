@@ -5,8 +5,10 @@
 mode=envs: each split is a list of (env, params, difficulty, count) entries. Splits are written in
 the order given (put `test` first: later splits skip any problem an earlier one holds, so train
 never contains a test puzzle). Output: <out>/<split>-00000.jsonl ..., manifest.json, config.yaml,
-run_info.json. Re-running the same command skips finished shards; a killed run resumes to
-byte-identical files, because every record's seed is derived from (seed, split, entry, index).
+run_info.json. Re-running the same command skips finished shards (one short of its rows or not
+JSONL is made again); a killed run resumes to byte-identical files, because every record's seed is
+derived from (seed, split, entry, index). A run holds out/.lock; a directory made with settings
+that change the records is refused before anything is written.
 """
 from __future__ import annotations
 
