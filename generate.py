@@ -196,12 +196,10 @@ def generate_envs(cfg: GenerateConfig) -> dict:
 
     from utils.progress import Progress
     from utils.config import fail
-    from utils.records import derive_seed, shard_path, write_jsonl
+    from utils.records import atomic_write_text, derive_seed, shard_path, write_jsonl
 
     out = Path(cfg.out)
     splits = cfg.splits
-    from utils.records import atomic_write_text
-
     atomic_write_text(out / "fingerprint", envs_fingerprint(cfg) + "\n")  # main() refused any other one
 
     def seed_of(split, e_idx, i, attempt):

@@ -107,11 +107,11 @@ def _dead_pid() -> int:
 def test_contenders_released_together_never_both_hold_the_lock(tmp_path, stale):
     """Issue 21: _create made the file, then wrote its JSON; a contender reading it in between saw
     {}, called it stale, deleted it and took over: both held the lock in 285 of 300 trials (43 of
-    300 with a dead holder's lock present). Three processes behind a barrier, 150 trials."""
+    300 with a dead holder's lock present). Three processes behind a barrier, 300 trials."""
     import multiprocessing
     from pathlib import Path as P
 
-    trials, n = 150, 3
+    trials, n = 300, 3
     if stale:
         dead = _dead_pid()
         for t in range(trials):

@@ -68,7 +68,7 @@ class RunLock:
                 os.close(fd)
                 return None
             except OSError as e:  # no flock on this filesystem: the JSON alone decides
-                if e.errno not in (errno.ENOLCK, errno.ENOSYS, errno.EOPNOTSUPP, errno.EINVAL):
+                if e.errno not in (errno.ENOLCK, errno.ENOSYS, errno.EOPNOTSUPP):
                     os.close(fd)
                     raise
             try:  # the holder may have released (deleted) the file between our open and flock
