@@ -5,8 +5,10 @@
 mode=envs: each split is a list of (env, params, difficulty, count) entries. Splits are written in
 the order given (put `test` first: later splits skip any problem an earlier one holds, so train
 never contains a test puzzle). Output: <out>/<split>-00000.jsonl ..., manifest.json, config.yaml,
-run_info.json. Re-running the same command skips finished shards; a killed run resumes to
-byte-identical files, because every record's seed is derived from (seed, split, entry, index).
+run_info.json. Re-running the same command skips finished shards (one short of its rows or not
+JSONL is made again); a killed run resumes to byte-identical files, because every record's seed is
+derived from (seed, split, entry, index). A run holds out/.lock; a directory made with settings
+that change the records is refused before anything is written.
 """
 from __future__ import annotations
 
@@ -68,6 +70,10 @@ class GenerateConfig:
             yield "workers", "must be >= 1"
         if self.shard_size < 1:
             yield "shard_size", "must be >= 1"
+        if self.max_attempts < 1:
+            yield "max_attempts", "must be >= 1 (draws per record, the first one included)"
+        if Path(self.out).exists() and not Path(self.out).is_dir():
+            yield "out", f"{self.out} is a file, not a directory"
         if self.mode == "envs" and not self.splits:
             yield "splits", "no splits given"
         if self.mode == "races":
@@ -80,6 +86,8 @@ class GenerateConfig:
             yield from ((f"synth.{key}", msg) for key, msg in self.synth.validate())
         if self.mode in ("seeds", "select"):
             yield from ((f"{self.mode}.{key}", msg) for key, msg in getattr(self, self.mode).validate())
+        if self.mode in SECTION:
+            yield from engine_problems(getattr(self, SECTION[self.mode]), SECTION[self.mode])
         import envs
 
         seen: dict[str, tuple[str, int]] = {}
@@ -105,6 +113,29 @@ class GenerateConfig:
                     if owner[0] != split:
                         yield key, (f"{entry_key(e)} is also in split {owner[0]} (entry {owner[1]}): distinct=true "
                                     f"wants each (puzzle, size, level) in one split")
+
+
+SECTION = {"bricks": "bricks", "sft_traces": "traces", "synth": "synth"}  # modes that load models
+
+
+def engine_problems(section: Any, prefix: str):
+    """(key, message) for every model backend in a config section, as evaluate.py and train.py check
+    theirs at config time: the engine's own settings (an API key) and, for hf and vllm, the model
+    directory (utils/modelpath.py: missing, no weights, a checkpoint folder given for its model/)."""
+    import dataclasses
+
+    from utils import modelpath
+    from utils.engine import EngineConfig
+
+    for f in dataclasses.fields(section):
+        value, key = getattr(section, f.name), f"{prefix}.{f.name}"
+        if isinstance(value, EngineConfig):
+            yield from value.problems(key)
+            bad = value.backend in ("hf", "vllm") and value.model and modelpath.problem(value.model)
+            if bad:
+                yield f"{key}.model", bad
+        elif dataclasses.is_dataclass(value):
+            yield from engine_problems(value, key)
 
 
 # ------------------------------------------------------------------ mode: envs
@@ -134,23 +165,42 @@ def dedupe_key(rec: dict) -> str:
     return rec["meta"].get("game_id") or rec["prompt"]
 
 
+def envs_fingerprint(cfg: GenerateConfig) -> str:
+    """The settings that decide mode=envs records: a directory holding another one is refused."""
+    return hashlib.sha256(json.dumps(
+        [cfg.seed, cfg.shard_size, cfg.max_attempts, {s: [asdict(e) for e in es] for s, es in cfg.splits.items()}],
+        sort_keys=True).encode()).hexdigest()[:16]
+
+
+def finished_shard(path: Path, count: int) -> list[dict] | None:
+    """The records of a shard an earlier run wrote, or None when it must be made (again): missing,
+    short of its `count` records (a copy cut at a line boundary) or not JSONL (torn, garbage); the
+    last two say so in one line."""
+    from utils.records import DataError, read_jsonl
+
+    if not path.exists():
+        return None
+    try:
+        records = list(read_jsonl(path))
+        problem = None if len(records) == count else f"{path}: {len(records)} of {count} records"
+    except DataError as e:
+        problem = str(e)
+    if problem is None:
+        return records
+    print(f"generate.py: {problem}; making it again", file=sys.stderr, flush=True)
+    return None
+
+
 def generate_envs(cfg: GenerateConfig) -> dict:
     from multiprocessing import get_context
 
     from utils.progress import Progress
-    from utils.records import derive_seed, read_jsonl, shard_path, write_jsonl
+    from utils.config import fail
+    from utils.records import atomic_write_text, derive_seed, shard_path, write_jsonl
 
     out = Path(cfg.out)
     splits = cfg.splits
-    fingerprint = hashlib.sha256(json.dumps(
-        [cfg.seed, cfg.shard_size, cfg.max_attempts, {s: [asdict(e) for e in es] for s, es in splits.items()}],
-        sort_keys=True).encode()).hexdigest()[:16]
-    fp_file = out / "fingerprint"
-    if fp_file.exists() and fp_file.read_text().strip() != fingerprint:
-        sys.exit(f"generate.py: {out} holds a dataset made with other settings; choose another out= or delete it")
-    from utils.records import atomic_write_text
-
-    atomic_write_text(fp_file, fingerprint + "\n")
+    atomic_write_text(out / "fingerprint", envs_fingerprint(cfg) + "\n")  # main() refused any other one
 
     def seed_of(split, e_idx, i, attempt):
         return derive_seed(cfg.seed, split, e_idx, i, attempt)
@@ -169,9 +219,8 @@ def generate_envs(cfg: GenerateConfig) -> dict:
             for k in range(n_shards):
                 path = shard_path(out, split, k)
                 chunk = jobs[k * cfg.shard_size:(k + 1) * cfg.shard_size]
-                if path.exists():  # finished earlier: its records still count for dedupe
-                    records = list(read_jsonl(path))
-                else:
+                records = finished_shard(path, len(chunk))  # finished earlier: its records still count for dedupe
+                if records is None:
                     def job(e_idx, i, attempt):
                         e = entries[e_idx]
                         return e.env, e.params, seed_of(split, e_idx, i, attempt), e.difficulty
@@ -184,8 +233,9 @@ def generate_envs(cfg: GenerateConfig) -> dict:
                         while dedupe_key(rec) in seen:  # rare; redraw in order so output is deterministic
                             attempt += 1
                             if attempt >= cfg.max_attempts:
-                                sys.exit(f"generate.py: split {split} entry {e_idx} ({entries[e_idx].env}): "
-                                         f"no new problem after {attempt} draws; the space is too small for count")
+                                fail(cfg, f"splits.{split}.{e_idx}.count", f"{entries[e_idx].env}: no new problem "
+                                     f"after {attempt} draws (max_attempts): the space is too small for this count",
+                                     "generate.py")
                             rec = _make_record(job(e_idx, i, attempt))
                         seen.add(dedupe_key(rec))
                         records.append(rec)
@@ -259,14 +309,71 @@ def first_records(cfg: GenerateConfig) -> None:
                 fail(cfg, key, f"{e.env}: {type(err).__name__}: {err}", "generate.py")
 
 
+# Settings that decide each mode's output (its `fingerprint` file): a directory made with others is refused.
+OUTPUT_KEYS = {"envs": ("seed", "shard_size", "max_attempts", "splits"), "races": ("seed", "shard_size", "races"),
+               "synth": ("seed", "synth")}
+
+
+def traces_records(cfg: GenerateConfig) -> None:
+    """mode=sft_traces: read the input records before anything is written, so that a file that is
+    not JSONL, or inputs without a single record, are one line naming the key."""
+    from utils.config import fail
+    from utils.records import DataError, load_split
+
+    n = 0
+    for i, path in enumerate(cfg.traces.records):
+        try:
+            n += len(load_split(path, cfg.traces.records_split))
+        except DataError as e:
+            fail(cfg, f"traces.records.{i}", str(e), "generate.py")
+    if n == 0:
+        fail(cfg, "traces.records", f"no records in {cfg.traces.records}: no problems for the teacher", "generate.py")
+
+
+def refuse_other_settings(cfg: GenerateConfig) -> None:
+    """One line (exit 2) when out= holds a dataset that other settings made, before anything is
+    written: its shards, config.yaml and run_info.json stay as they were."""
+    from utils.config import config_changes, fail
+
+    out, keys = Path(cfg.out), OUTPUT_KEYS.get(cfg.mode, ()) + ("mode",)
+    changed = [c for c in config_changes(out / "config.yaml", cfg) if c.split(":")[0].split(".")[0] in keys]
+    if changed:
+        fail(cfg, changed[0].split(":")[0], f"{out} holds a dataset made with other settings ({'; '.join(changed)}): "
+                                            f"choose another out= or delete it", "generate.py")
+    fp_file = out / "fingerprint"  # config.yaml missing or edited by hand
+    if cfg.mode == "envs" and fp_file.exists() and fp_file.read_text().strip() != envs_fingerprint(cfg):
+        fail(cfg, "out", f"{out} holds a dataset made with other settings (its fingerprint file says so): choose "
+                         f"another out= or delete it", "generate.py")
+
+
 def main(argv: list[str]) -> None:
     cfg = load(GenerateConfig, argv, prog="generate.py")
     from utils.config import save_run_info
-    from utils.records import atomic_write_text
+    from utils.records import remove_stale_temps
+    from utils.runlock import Locked, RunLock
 
     if cfg.mode == "envs":
         first_records(cfg)
-    save_run_info(cfg, cfg.out, seed=cfg.seed)
+    if cfg.mode == "sft_traces":
+        traces_records(cfg)
+    lock = RunLock(cfg.out, "generate.py")
+    try:  # two runs into one directory would mix their shards and provenance
+        lock.acquire()
+    except Locked as e:
+        print(f"generate.py: {e}", file=sys.stderr)
+        sys.exit(2)
+    try:
+        refuse_other_settings(cfg)
+        remove_stale_temps(cfg.out)  # a killed run's half-written files; none is in use while we hold the lock
+        save_run_info(cfg, cfg.out, seed=cfg.seed)
+        run_mode(cfg)
+    finally:
+        lock.release()
+
+
+def run_mode(cfg: GenerateConfig) -> None:
+    from utils.records import atomic_write_text
+
     if cfg.mode == "envs":
         summary = generate_envs(cfg)
         atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps(summary, indent=2) + "\n")

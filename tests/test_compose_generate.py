@@ -56,12 +56,18 @@ def test_records_are_valid_distinct_and_score_gold_exact(tmp_path):
     assert manifest["records"] == 120 and manifest["composites_found"] >= 120
 
 
-def test_pool_size_override_and_other_settings_refused(tmp_path):
+def test_pool_size_override_and_other_settings_refused(tmp_path, capsys):
     run(tmp_path, "races.pool_size=50")
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["pool_bricks"] == 50
-    with pytest.raises(SystemExit, match="other settings"):
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:  # before anything is written: the provenance still says 50
         run(tmp_path, "races.pool_size=60")
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "config error: races.pool_size (command line)" in err, err
+    assert "other settings (races.pool_size: 50 -> 60)" in err and err.count("\n") == 1, err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
 
 def test_bad_races_config_is_one_line_naming_the_key(tmp_path):

@@ -63,6 +63,15 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
         raise
 
 
+def remove_stale_temps(folder: str | os.PathLike) -> None:
+    """Delete the temp files that atomic_write_text leaves in `folder` when killed mid-write
+    (`.<name>.<random>.tmp`). Only for a writer that holds the folder's run lock (utils/runlock.py):
+    no other writer can be using them."""
+    for p in Path(folder).glob(".*.tmp"):
+        if p.is_file():
+            p.unlink(missing_ok=True)
+
+
 def dumps(record: dict) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(", ", ": "))
 
