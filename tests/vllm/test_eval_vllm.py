@@ -50,3 +50,19 @@ def test_sft_traces_through_the_vllm_teacher(tmp_path, tiny64):
     assert rows and all(len(t) % 2 == 0 for t in kept), "a response the env rejects was kept"
     assert len(kept) < 6 * 4, "every sample was kept: nothing was rejected"
     assert all(row["traces"] == {"k": 4, "correct": len(row["responses"])} for row in rows)
+
+
+def test_evaluate_a_real_batch_with_the_default_context_length(tmp_path, tiny64):
+    """The demo evaluation as a user runs it: engine.max_model_len left at its default (8192, past
+    the tiny model's 2048 positions: capped with one line, where vLLM gave a 37-line pydantic
+    traceback) and 128 problems x 8 samples in one batch, more prompt tokens than one scheduler step
+    holds (vLLM split a prefill and crashed: 'CPU Generator does not use offset')."""
+    gen = run(["generate.py", f"out={tmp_path / 'data'}", "splits.test=[{env: sorting, count: 128}]"])
+    assert gen.returncode == 0, tail(gen)
+    r = run(["evaluate.py", "name=big", f"out_root={tmp_path}", f"model={tiny64}", "engine.backend=vllm",
+             "engine.dtype=float32", "engine.enforce_eager=true", "n=8", "k=[1,8]", "max_tokens=8",
+             "temperature=1.0", "bootstrap=50", "batch_problems=128",
+             f"benchmarks=[{{name: sorting, kind: env, path: {tmp_path / 'data'}}}]"])
+    assert r.returncode == 0 and "Traceback" not in r.stderr, tail(r)
+    assert "engine.max_model_len 8192 is past" in r.stderr and "capped to 2048" in r.stderr
+    assert len(sample_rows(tmp_path / "big")) == 128 * 8
