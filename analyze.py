@@ -85,6 +85,15 @@ class AnalyzeConfig:
                                          "with `strata`, their sum")
     strata: List[Stratum] = field([], help="classifier.train_data=judges: a stratified draw, e.g. the paper's 17k "
                                            "puzzle + 18k math spans (line 161); empty: a uniform draw of judge_spans")
+    judge_ties: str = field("unresolved", help="a span the judges tie on (two that disagree): unresolved (no "
+                                               "consensus: it trains and scores no classifier, and labeler=judges "
+                                               "labels it other), judge (ask tie_judge; its vote joins the others, "
+                                               "a tie left is unresolved) or first (the first judge listed wins). "
+                                               "The paper's 'judge consensus' (puzzle_to_math line 161) says "
+                                               "nothing of ties; ties are counted in labeler.json and summary.md",
+                            choices=("unresolved", "judge", "first"))
+    tie_judge: JudgeConfig = field(JudgeConfig(name="tie_judge"), help="judge_ties=judge: the third judge, asked "
+                                                                        "only on the spans the others tie on")
     judge_batch: int = field(256, help="spans per judge request batch (cached after each)")
     context_chars: int = field(1500, help="judges: characters of preceding spans shown as context")
     tokenizer: str = field("", help="HF tokenizer for reported span lengths (paper: OLMo3's, "
@@ -132,6 +141,12 @@ class AnalyzeConfig:
             yield "judges", "judge names must be unique"
         for i, j in enumerate(self.judges if needs_judges else []):
             yield from j.engine.problems(f"judges.{i}.engine")
+        if needs_judges and self.judge_ties == "judge":
+            if self.tie_judge.name in {j.name for j in self.judges}:
+                yield "tie_judge.name", f"{self.tie_judge.name!r} is a judge of the jury already"
+            if self.tie_judge.engine.backend != "replay" and not self.tie_judge.engine.model:
+                yield "tie_judge.engine.model", "judge_ties=judge needs the tie-break judge's model"
+            yield from self.tie_judge.engine.problems("tie_judge.engine")
         for key in ("judge_batch", "judge_spans", "bootstrap", "strips", "top_motifs"):
             if getattr(self, key) < (0 if key in ("strips", "top_motifs") else 1):
                 yield key, "must be >= 1" if key not in ("strips", "top_motifs") else "must be >= 0"
@@ -278,21 +293,35 @@ def _shipped_eval(predict, report: dict) -> None:
                                  "cue_baseline_macro_f1": macro_f1(gold, [cue_label(r["text"]) for r in rows])}
 
 
-def _judge(cfg: AnalyzeConfig, items: list[tuple[str, list[str]]], out: Path, bad: Counter) -> tuple[list[str], dict]:
-    """Consensus labels of the jury for (span, context) items, the agreement report, and
-    consensus.jsonl (one row per span with every judge's label)."""
+def _judge(cfg: AnalyzeConfig, items: list[tuple[str, list[str]]], out: Path,
+           bad: Counter) -> tuple[list[str | None], dict]:
+    """Consensus labels of the jury for (span, context) items (None: a tie left unresolved, see
+    judge_ties), the agreement report, and consensus.jsonl (one row per span with every judge's
+    label; `unresolved` where no consensus)."""
     from utils.engine import make_engine
-    from utils.judges import agreement_report, consensus, judge_spans
+    from utils.judges import agreement_report, consensus, is_tie, judge_spans
     from utils.records import write_jsonl
 
     verdicts = judge_spans(items, cfg.judges, out / "judgments.jsonl", make_engine, batch_size=cfg.judge_batch,
                            context_chars=cfg.context_chars, seed=cfg.seed, log=log)
     names = [j.name for j in cfg.judges]
-    labels = [consensus([verdicts[name][i].label for name in names]) for i in range(len(items))]
-    report = agreement_report(verdicts, labels)
+    votes = [[verdicts[name][i].label for name in names] for i in range(len(items))]
+    ties = {"rule": cfg.judge_ties}
+    if cfg.judge_ties == "judge":  # the third judge sees only the tied spans; its vote joins the others
+        tied = [i for i, v in enumerate(votes) if is_tie(v)]
+        extra = judge_spans([items[i] for i in tied], [cfg.tie_judge], out / "judgments.jsonl", make_engine,
+                            batch_size=cfg.judge_batch, context_chars=cfg.context_chars, seed=cfg.seed,
+                            log=log)[cfg.tie_judge.name] if tied else []
+        for i, v in zip(tied, extra):
+            votes[i].append(v.label)
+        ties["tie_judge"] = cfg.tie_judge.name
+        ties["asked"] = len(tied)
+    labels = [consensus(v, cfg.judge_ties) for v in votes]
+    report = agreement_report(verdicts, labels, ties)
     bad["judge_replies_reasked"] = sum(v.reasked for vs in verdicts.values() for v in vs)
     bad["judge_invalid_verdicts"] = sum(not v.valid for vs in verdicts.values() for v in vs)
-    write_jsonl(out / "consensus.jsonl", ({"span": span, "label": label, "votes": {n: verdicts[n][i].label for n in names}}
+    write_jsonl(out / "consensus.jsonl", ({"span": span, "label": label or "unresolved",
+                                           "votes": dict(zip(names + [cfg.tie_judge.name], votes[i]))}
                                           for i, ((span, _), label) in enumerate(zip(items, labels))))
     return labels, report
 
@@ -387,6 +416,7 @@ def label_traces(cfg: AnalyzeConfig, traces: list[Trace], out: Path, bad: Counte
     elif cfg.labeler == "judges":
         items = [(traces[t].spans[i], _context(traces[t].spans, i, cfg.context_chars)) for t, i in where]
         labels, report["judges"] = _judge(cfg, items, out, bad)
+        labels = [label or "other" for label in labels]  # an unresolved tie: a break, neither judge's label
     else:
         c = cfg.classifier
         report["classifier"] = {"kind": c.kind, "train_data": c.train_data, "model": c.model or c.load or None,
@@ -403,6 +433,9 @@ def label_traces(cfg: AnalyzeConfig, traces: list[Trace], out: Path, bad: Counte
             chosen, report["judge_sample"] = judge_sample(cfg, traces, where)
             items = [(pairs[j][0], _context(traces[where[j][0]].spans, where[j][1], cfg.context_chars)) for j in chosen]
             consensus_labels, report["judges"] = _judge(cfg, items, out, bad)
+            # spans the judges tied on and left unresolved neither train nor score the classifier
+            chosen, consensus_labels = zip(*[(j, y) for j, y in zip(chosen, consensus_labels) if y is not None]) \
+                if any(y is not None for y in consensus_labels) else ((), ())
             held = heldout_problems([traces[where[j][0]] for j in chosen], c.heldout_fraction, cfg.seed)
             rows = [(pairs[j][0], pairs[j][1], context(j), y) for j, y in zip(chosen, consensus_labels)]
             in_held = [(traces[where[j][0]].benchmark, traces[where[j][0]].problem_id) in held for j in chosen]
@@ -936,6 +969,11 @@ def write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, png
                      f"after one re-ask) on {jr['spans_with_invalid']} spans, left out of agreement: Fleiss κ "
                      f"{fmt(jr['fleiss_kappa'])} over {jr['fleiss_spans']} spans; "
                      f"pairwise agreement {pairs or '–'}. Consensus labels: [consensus.jsonl](consensus.jsonl).")
+        t = jr.get("ties", {})
+        rule = {"unresolved": "left unresolved (no consensus: they train and score no classifier)",
+                "judge": f"put to the tie-break judge {t.get('tie_judge')}", "first": "given to the first judge listed"}
+        lines.append(f"Ties: the jury tied on {t.get('spans', 0)} spans, {rule.get(t.get('rule'), '')}; "
+                     f"{t.get('unresolved', 0)} spans without a consensus.")
     lines.append(f"Span lengths: {lr.get('span_tokens', 'characters / 4')}.")
     if "judge_sample" in lr:
         lines.append("Spans judged: " + "; ".join(f"{k} {v['spans'] if isinstance(v, dict) else v}"
