@@ -854,7 +854,7 @@ def main(argv: list[str]) -> None:
     if argv[:1] == ["compare-runs"]:
         import argparse
 
-        ap = argparse.ArgumentParser(prog="analyze.py compare-runs", description=compare_runs.__doc__.split(".")[0])
+        ap = argparse.ArgumentParser(prog="analyze.py compare-runs", description="training curves of train.py runs side by side")
         ap.add_argument("runs", nargs="+", type=Path, help="train.py run directories (with metrics.jsonl)")
         ap.add_argument("--out", type=Path, required=True, help="directory for curves.png and curves.csv")
         a = ap.parse_args(argv[1:])
