@@ -7,6 +7,7 @@ them with pass@k across checkpoints.
     python analyze.py --config configs/analyze/default.yaml inputs=[runs/a/samples.jsonl,runs/b/samples.jsonl]
     python analyze.py ... inputs=['runs/eval/vanilla_step_*/samples.jsonl']      # a glob: checkpoints in step order
     python analyze.py novelty-signal runs/paper/gspo_novelty     # top-k vs mean NLL within-group signal
+    python analyze.py compare-runs runs/paper/pilot/grpo_vanilla runs/paper/pilot/gspo_vanilla --out DIR  # training curves side by side
 
 Inputs are samples.jsonl files from evaluate.py or train.py, SFT-trace rows (`responses`: one trace
 each), or any JSONL with a response text and optionally `correct`, a problem id, a benchmark, a
@@ -70,6 +71,19 @@ class Stratum:
 
 
 @dataclass
+class AppendixQConfig:
+    benchmark: str = field("olymmath_en_hard", help="the benchmark whose traces are paired (paper: OlymMATH-Hard)")
+    sft: str = field("sft", help="checkpoint name of the SFT model")
+    gspo: str = field("vanilla", help="checkpoint name of vanilla GSPO")
+    novelty: str = field("novelty", help="checkpoint name of GSPO + novelty bonus")
+    opening: int = field(2, help="Part A: the paired traces share their first `opening` primitives (`other` "
+                                 "skipped; puzzle_to_math line 213: 'share the first two opening primitives')")
+    sft_depth: List[int] = field([2, 4], help="Part A: the SFT trace's chain depth range, inclusive (line 213)")
+    gspo_depth: List[int] = field([5, 9], help="Part A: the GSPO trace's chain depth range, inclusive (line 213)")
+    pairs: int = field(2, help="problems drawn per part (the paper shows two each)")
+
+
+@dataclass
 class AnalyzeConfig:
     inputs: List[str] = field([], help="samples.jsonl files (evaluate.py) or any JSONL of responses")
     names: List[str] = field([], help="checkpoint name per input (default: the row's checkpoint field, "
@@ -85,6 +99,15 @@ class AnalyzeConfig:
                                          "with `strata`, their sum")
     strata: List[Stratum] = field([], help="classifier.train_data=judges: a stratified draw, e.g. the paper's 17k "
                                            "puzzle + 18k math spans (line 161); empty: a uniform draw of judge_spans")
+    judge_ties: str = field("unresolved", help="a span the judges tie on (two that disagree): unresolved (no "
+                                               "consensus: it trains and scores no classifier, and labeler=judges "
+                                               "labels it other), judge (ask tie_judge; its vote joins the others, "
+                                               "a tie left is unresolved) or first (the first judge listed wins). "
+                                               "The paper's 'judge consensus' (puzzle_to_math line 161) says "
+                                               "nothing of ties; ties are counted in labeler.json and summary.md",
+                            choices=("unresolved", "judge", "first"))
+    tie_judge: JudgeConfig = field(JudgeConfig(name="tie_judge"), help="judge_ties=judge: the third judge, asked "
+                                                                        "only on the spans the others tie on")
     judge_batch: int = field(256, help="spans per judge request batch (cached after each)")
     context_chars: int = field(1500, help="judges: characters of preceding spans shown as context")
     tokenizer: str = field("", help="HF tokenizer for reported span lengths (paper: OLMo3's, "
@@ -102,6 +125,8 @@ class AnalyzeConfig:
     plot_benchmarks: List[str] = field([], help="benchmarks to draw (fnmatch patterns, e.g. [olymmath_en_hard, "
                                                 "'puzzles*']); empty: every benchmark. Tables cover all of them")
     strips: int = field(3, help="problems drawn as primitive strips (sample 0 of each checkpoint)")
+    appendix_q: AppendixQConfig = field(AppendixQConfig(), help="the paired traces of Figures 14-15 (puzzle_to_math "
+                                                                "Appendix Q), selected by the paper's rule")
     top_motifs: int = field(12, help="motif changes listed in the summary and plot")
     seed: int = field(0, help="seed for sampling spans for judges, bootstraps and held-out splits")
 
@@ -132,6 +157,12 @@ class AnalyzeConfig:
             yield "judges", "judge names must be unique"
         for i, j in enumerate(self.judges if needs_judges else []):
             yield from j.engine.problems(f"judges.{i}.engine")
+        if needs_judges and self.judge_ties == "judge":
+            if self.tie_judge.name in {j.name for j in self.judges}:
+                yield "tie_judge.name", f"{self.tie_judge.name!r} is a judge of the jury already"
+            if self.tie_judge.engine.backend != "replay" and not self.tie_judge.engine.model:
+                yield "tie_judge.engine.model", "judge_ties=judge needs the tie-break judge's model"
+            yield from self.tie_judge.engine.problems("tie_judge.engine")
         for key in ("judge_batch", "judge_spans", "bootstrap", "strips", "top_motifs"):
             if getattr(self, key) < (0 if key in ("strips", "top_motifs") else 1):
                 yield key, "must be >= 1" if key not in ("strips", "top_motifs") else "must be >= 0"
@@ -278,21 +309,35 @@ def _shipped_eval(predict, report: dict) -> None:
                                  "cue_baseline_macro_f1": macro_f1(gold, [cue_label(r["text"]) for r in rows])}
 
 
-def _judge(cfg: AnalyzeConfig, items: list[tuple[str, list[str]]], out: Path, bad: Counter) -> tuple[list[str], dict]:
-    """Consensus labels of the jury for (span, context) items, the agreement report, and
-    consensus.jsonl (one row per span with every judge's label)."""
+def _judge(cfg: AnalyzeConfig, items: list[tuple[str, list[str]]], out: Path,
+           bad: Counter) -> tuple[list[str | None], dict]:
+    """Consensus labels of the jury for (span, context) items (None: a tie left unresolved, see
+    judge_ties), the agreement report, and consensus.jsonl (one row per span with every judge's
+    label; `unresolved` where no consensus)."""
     from utils.engine import make_engine
-    from utils.judges import agreement_report, consensus, judge_spans
+    from utils.judges import agreement_report, consensus, is_tie, judge_spans
     from utils.records import write_jsonl
 
     verdicts = judge_spans(items, cfg.judges, out / "judgments.jsonl", make_engine, batch_size=cfg.judge_batch,
                            context_chars=cfg.context_chars, seed=cfg.seed, log=log)
     names = [j.name for j in cfg.judges]
-    labels = [consensus([verdicts[name][i].label for name in names]) for i in range(len(items))]
-    report = agreement_report(verdicts, labels)
+    votes = [[verdicts[name][i].label for name in names] for i in range(len(items))]
+    ties = {"rule": cfg.judge_ties}
+    if cfg.judge_ties == "judge":  # the third judge sees only the tied spans; its vote joins the others
+        tied = [i for i, v in enumerate(votes) if is_tie(v)]
+        extra = judge_spans([items[i] for i in tied], [cfg.tie_judge], out / "judgments.jsonl", make_engine,
+                            batch_size=cfg.judge_batch, context_chars=cfg.context_chars, seed=cfg.seed,
+                            log=log)[cfg.tie_judge.name] if tied else []
+        for i, v in zip(tied, extra):
+            votes[i].append(v.label)
+        ties["tie_judge"] = cfg.tie_judge.name
+        ties["asked"] = len(tied)
+    labels = [consensus(v, cfg.judge_ties) for v in votes]
+    report = agreement_report(verdicts, labels, ties)
     bad["judge_replies_reasked"] = sum(v.reasked for vs in verdicts.values() for v in vs)
     bad["judge_invalid_verdicts"] = sum(not v.valid for vs in verdicts.values() for v in vs)
-    write_jsonl(out / "consensus.jsonl", ({"span": span, "label": label, "votes": {n: verdicts[n][i].label for n in names}}
+    write_jsonl(out / "consensus.jsonl", ({"span": span, "label": label or "unresolved",
+                                           "votes": dict(zip(names + [cfg.tie_judge.name], votes[i]))}
                                           for i, ((span, _), label) in enumerate(zip(items, labels))))
     return labels, report
 
@@ -387,6 +432,7 @@ def label_traces(cfg: AnalyzeConfig, traces: list[Trace], out: Path, bad: Counte
     elif cfg.labeler == "judges":
         items = [(traces[t].spans[i], _context(traces[t].spans, i, cfg.context_chars)) for t, i in where]
         labels, report["judges"] = _judge(cfg, items, out, bad)
+        labels = [label or "other" for label in labels]  # an unresolved tie: a break, neither judge's label
     else:
         c = cfg.classifier
         report["classifier"] = {"kind": c.kind, "train_data": c.train_data, "model": c.model or c.load or None,
@@ -403,6 +449,9 @@ def label_traces(cfg: AnalyzeConfig, traces: list[Trace], out: Path, bad: Counte
             chosen, report["judge_sample"] = judge_sample(cfg, traces, where)
             items = [(pairs[j][0], _context(traces[where[j][0]].spans, where[j][1], cfg.context_chars)) for j in chosen]
             consensus_labels, report["judges"] = _judge(cfg, items, out, bad)
+            # spans the judges tied on and left unresolved neither train nor score the classifier
+            chosen, consensus_labels = zip(*[(j, y) for j, y in zip(chosen, consensus_labels) if y is not None]) \
+                if any(y is not None for y in consensus_labels) else ((), ())
             held = heldout_problems([traces[where[j][0]] for j in chosen], c.heldout_fraction, cfg.seed)
             rows = [(pairs[j][0], pairs[j][1], context(j), y) for j, y in zip(chosen, consensus_labels)]
             in_held = [(traces[where[j][0]].benchmark, traces[where[j][0]].problem_id) in held for j in chosen]
@@ -534,11 +583,127 @@ def group_stats(traces: list[Trace], motifs: list[tuple[str, ...]], cfg: Analyze
            "chain_depth_ci_lo": lo, "chain_depth_ci_hi": hi,
            "exploit_run_mean": sum(runs) / len(runs) if runs else 0.0, "exploit_runs_per_trace": len(runs) / n,
            "traces_with_recovery": with_recovery}
+    others, tail = map(sum, zip(*(other_tail(t) for t in traces)))
+    row["other_last20_share"] = tail / others if others else float("nan")
     row.update({f"{label}_per_trace": counts[label] / n for label in LABELS})
     row.update({f"{label}_share": counts[label] / max(1, spans) for label in LABELS})
     row.update({f"{c}_per_trace": cats[c] / n for c in ("recovery", "exploitation", "verification")})
     row.update({f"motif:{'>'.join(m)}": sum(count_nonoverlapping(t.labels, m) for t in traces) / n for m in motifs})
     return row
+
+
+def other_tail(t: Trace, tail: float = 0.2) -> tuple[int, int]:
+    """(other spans, other spans in the last `tail` of the trace) of one trace: "other is
+    predominantly output formatting in our traces (91.5% of other spans appear in the last 20% of
+    the trace)" (puzzle_to_math line 165). A span is in the last 20% when its middle is, by its
+    tokens' position in the trace (the paper does not say how it places a span; spans count equal
+    when no lengths are known)."""
+    sizes = t.tokens if len(t.tokens) == len(t.labels) and sum(t.tokens) > 0 else [1] * len(t.labels)
+    total, pos, n, k = sum(sizes), 0, 0, 0
+    for label, size in zip(t.labels, sizes):
+        if label == "other":
+            n += 1
+            k += pos + size / 2 >= (1 - tail) * total
+        pos += size
+    return n, k
+
+
+def appendix_q(traces: list[Trace], q: AppendixQConfig) -> tuple[list[dict], dict]:
+    """The paired traces of Figures 14 and 15, chosen by the paper's rule (puzzle_to_math Appendix Q).
+    Part A (Fig. 14, line 213): problems with a correct SFT and a correct vanilla-GSPO trace, pairs
+    that "share the first two opening primitives and place the SFT depth in [2, 4] and the GSPO depth
+    in [5, 9]"; per problem the pair whose depths lie nearest each checkpoint's mean (line 187), the
+    problems in that order. Part B (Fig. 15, lines 217, 241): problems solved only by the novelty run
+    (none of vanilla's traces correct), a novelty success holding a recovery primitive (hypothesize or
+    backtrack; winners without one are left out, line 241: most backtracks, then the shortest) beside
+    vanilla's shortest failure ("short enough to quote in full"), shortest first. Returns the rows
+    (one per trace) and the counts behind them."""
+    from utils.motifs import chain_depth
+
+    by: dict[str, dict[str, list[Trace]]] = defaultdict(lambda: defaultdict(list))
+    for t in traces:
+        if t.benchmark == q.benchmark and t.labels:
+            by[t.checkpoint][t.problem_id].append(t)
+
+    def opening(t: Trace) -> tuple[str, ...]:
+        return tuple(label for label in t.labels if label != "other")[:q.opening]
+
+    def mean_depth(c: str) -> float:
+        ds = [chain_depth(t.labels) for ts in by[c].values() for t in ts]
+        return sum(ds) / len(ds) if ds else 0.0
+
+    def solved(c: str, p: str) -> list[Trace]:
+        return [t for t in by[c].get(p, []) if t.correct]
+
+    sft, gspo, nov = by[q.sft], by[q.gspo], by[q.novelty]
+    both = sorted(p for p in sft if solved(q.sft, p) and solved(q.gspo, p))
+    ms, mg = mean_depth(q.sft), mean_depth(q.gspo)
+    best: dict[str, tuple] = {}
+    candidates = 0
+    for p in both:
+        for a in solved(q.sft, p):
+            da = chain_depth(a.labels)
+            if not q.sft_depth[0] <= da <= q.sft_depth[-1] or len(opening(a)) < q.opening:
+                continue
+            for b in solved(q.gspo, p):
+                db = chain_depth(b.labels)
+                if q.gspo_depth[0] <= db <= q.gspo_depth[-1] and opening(b) == opening(a):
+                    candidates += 1
+                    key = (abs(da - ms) + abs(db - mg), a.sample, b.sample)
+                    if p not in best or key < best[p][0]:
+                        best[p] = (key, a, b)
+    part_a = sorted(best.items(), key=lambda kv: (kv[1][0], kv[0]))[:q.pairs]
+    only_nov = sorted(p for p in nov if solved(q.novelty, p) and p in gspo and not solved(q.gspo, p))
+    chosen_b, without_recovery = [], 0
+    for p in only_nov:
+        wins = [t for t in solved(q.novelty, p) if {"hypothesize", "backtrack"} & set(t.labels)]
+        fails = [t for t in gspo[p] if t.correct is False]
+        if not wins:
+            without_recovery += 1
+            continue
+        if fails:
+            win = min(wins, key=lambda t: (-t.labels.count("backtrack"), len(t.labels), t.sample))
+            fail = min(fails, key=lambda t: (len(t.labels), t.sample))
+            chosen_b.append(((len(fail.labels), p), fail, win))
+    part_b = sorted(chosen_b, key=lambda x: x[0])[:q.pairs]
+
+    def row(part: str, t: Trace) -> dict:
+        return {"part": part, "problem_id": t.problem_id, "checkpoint": t.checkpoint, "sample": t.sample,
+                "correct": t.correct, "chain_depth": chain_depth(t.labels), "opening": ">".join(opening(t)),
+                "labels": " ".join(t.labels)}
+
+    rows = [row("A", t) for _, (_, a, b) in part_a for t in (a, b)]
+    rows += [row("B", t) for _, fail, win in part_b for t in (fail, win)]
+    report = {"benchmark": q.benchmark,
+              "part_a": {"problems_correct_in_both": len(both), "sft_correct_traces": sum(len(solved(q.sft, p)) for p in sft),
+                         "gspo_correct_traces": sum(len(solved(q.gspo, p)) for p in gspo),
+                         "candidate_pairs": candidates, "candidate_problems": len(best), "sft_mean_depth": ms,
+                         "gspo_mean_depth": mg, "paper": "13 problems, 81/3200 and 89/3200 correct traces, 19 "
+                                                         "candidate pairs across 4 problems (line 213)"},
+              "part_b": {"novelty_only_problems": len(only_nov), "without_a_recovery_primitive": without_recovery,
+                         "paper": "16 novelty-only problems (line 241)"}}
+    return rows, report
+
+
+def compare_runs(runs: list[Path], out: Path) -> list[str]:
+    """Training curves of train.py runs side by side, a line per run: GRPO against GSPO on the same
+    data (puzzle_to_math line 39: "GSPO trained reliably in long-context pilots where GRPO was
+    unstable") and the pilots (line 111: entropy "less stable", entropy advantages "collapsed below
+    baseline"). Writes out/curves.png and out/curves.csv (run, step, metric, value); returns the
+    metrics drawn."""
+    from utils.plots import runs_curves
+    from utils.records import atomic_write_text, read_jsonl_tolerant
+
+    names = [r.name for r in runs]
+    names = [f"{r.parent.name}/{r.name}" if names.count(r.name) > 1 else r.name for r in runs]
+    series = {n: read_jsonl_tolerant(r / "metrics.jsonl") for n, r in zip(names, runs)}
+    keys = ["reward_mean", "accuracy", "entropy", "grad_norm", "clip_frac_low", "clip_frac_high", "kl",
+            "response_len", "novelty/bonus_abs_mean"]
+    out.mkdir(parents=True, exist_ok=True)
+    lines = ["run,step,metric,value"] + [f"{n},{m['step']},{k},{m[k]}" for n, rows in series.items() for m in rows
+                                         for k in keys if isinstance(m.get(k), (int, float)) and "step" in m]
+    atomic_write_text(out / "curves.csv", "\n".join(lines) + "\n")
+    return runs_curves(series, keys, out / "curves.png", "training: " + " vs ".join(names))
 
 
 def motif_tables(grouped: dict[tuple, list[Trace]], max_k: int) -> dict[tuple, list[dict]]:
@@ -686,6 +851,19 @@ def main(argv: list[str]) -> None:
                                                    "no step had a group with 2+ correct rollouts"))
         print(f"paper: {r['paper']}; wrote {argv[1]}/novelty_signal.json")
         return
+    if argv[:1] == ["compare-runs"]:
+        import argparse
+
+        ap = argparse.ArgumentParser(prog="analyze.py compare-runs", description="training curves of train.py runs side by side")
+        ap.add_argument("runs", nargs="+", type=Path, help="train.py run directories (with metrics.jsonl)")
+        ap.add_argument("--out", type=Path, required=True, help="directory for curves.png and curves.csv")
+        a = ap.parse_args(argv[1:])
+        missing = [str(r) for r in a.runs if not (r / "metrics.jsonl").is_file()]
+        if missing:
+            sys.exit(f"analyze.py compare-runs: no metrics.jsonl in {', '.join(missing)}")
+        drawn = compare_runs(a.runs, a.out)
+        print(f"wrote {a.out}/curves.png ({', '.join(drawn) or 'no metric'}) and {a.out}/curves.csv")
+        return
     cfg = load(AnalyzeConfig, argv, prog="analyze.py")
     from utils.config import save_run_info
     from utils.motifs import LABELS, chain_depth, parse_motif
@@ -746,6 +924,7 @@ def main(argv: list[str]) -> None:
                                     "labels": " ".join(t.labels)} for t in traces if t.labels])
     recovery = recovery_table(stats)
     write_csv(out / "recovery.csv", recovery)
+    extra = other_tail_summary(traces) + appendix_q_outputs(cfg, traces, out)
 
     # 4. motifs per checkpoint x benchmark x outcome, and what changed from the first to the last checkpoint
     tables = motif_tables({key: ts for key, ts in groups.items() if key[3] == "all"}, cfg.max_k)
@@ -769,11 +948,57 @@ def main(argv: list[str]) -> None:
 
     # 7. the one-page summary
     summary = write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, pngs, checkpoints, benchmarks,
-                            recovery, motif_corr)
+                            recovery, motif_corr, extra)
     atomic_write_text(out / "summary.md", summary)
     log(f"wrote {out}/summary.md, stats.csv, primitives.csv, motifs.csv, motif_changes.csv, correlations.csv, "
         f"motif_correlations.csv, recovery.csv, traces.csv, spans.jsonl and {len(pngs)} plots")
     print(out / "summary.md")
+
+
+def other_tail_summary(traces: list[Trace]) -> list[str]:
+    """Summary lines: the share of `other` spans in the last 20% of their trace, per checkpoint and
+    benchmark and over everything (puzzle_to_math line 165: 91.5%); stats.csv has it per group."""
+    cells: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for t in traces:
+        n, k = other_tail(t)
+        for key in ((t.checkpoint, t.benchmark), ("all", "all")):
+            cells[key][0] += n
+            cells[key][1] += k
+    rows = [{"checkpoint": c, "benchmark": b, "other spans": n, "in the last 20%": k,
+             "share": k / n if n else float("nan")} for (c, b), (n, k) in cells.items()]
+    return ["## Where `other` spans fall", "",
+            "Share of `other` spans whose middle lies in the last 20% of the trace (puzzle_to_math line 165: "
+            "\"91.5% of other spans appear in the last 20% of the trace\"; `other_last20_share` in stats.csv).", "",
+            md_table(rows, ["checkpoint", "benchmark", "other spans", "in the last 20%", "share"]), ""]
+
+
+def appendix_q_outputs(cfg: AnalyzeConfig, traces: list[Trace], out: Path) -> list[str]:
+    """appendix_q.csv (every selected trace), the strips of Figures 14 and 15 when a pair was found,
+    and the summary lines with the counts behind the selection."""
+    from utils.plots import primitive_strips
+    from utils.records import atomic_write_text
+
+    rows, report = appendix_q(traces, cfg.appendix_q)
+    if rows:
+        write_csv(out / "appendix_q.csv", rows)
+    else:  # no pair found (the header alone)
+        atomic_write_text(out / "appendix_q.csv", "part,problem_id,checkpoint,sample,correct,chain_depth,opening,labels\n")
+    atomic_write_text(out / "appendix_q.json", json.dumps(report, indent=2) + "\n")
+    lines = ["## Appendix Q: paired traces (Figures 14-15)", "",
+             f"Selected by the paper's rule on {report['benchmark']} ([appendix_q.csv](appendix_q.csv), counts in "
+             f"[appendix_q.json](appendix_q.json)). Part A: {report['part_a']['problems_correct_in_both']} problems "
+             f"correct in both {cfg.appendix_q.sft} and {cfg.appendix_q.gspo}, {report['part_a']['candidate_pairs']} "
+             f"candidate pairs across {report['part_a']['candidate_problems']} problems (paper: 19 across 4). Part B: "
+             f"{report['part_b']['novelty_only_problems']} problems solved only by {cfg.appendix_q.novelty} (paper: "
+             f"16), {report['part_b']['without_a_recovery_primitive']} left out for want of a recovery primitive.", ""]
+    for part, fig in (("A", 14), ("B", 15)):
+        strip = [(f"{r['checkpoint']} | {r['problem_id']} | depth {r['chain_depth']} | "
+                  f"{'solved' if r['correct'] else 'unsolved'}", r["labels"].split()) for r in rows if r["part"] == part]
+        if strip:
+            name = f"strips_appendix_q_{part.lower()}.png"
+            primitive_strips(strip, out / name, f"Figure {fig} (Appendix Q, part {part}): {report['benchmark']}")
+            lines += [f"![{name}]({name})", ""]
+    return lines
 
 
 def motif_changes(motif_rows: list[dict], checkpoints: list[str], benchmarks: list[str]) -> list[dict]:
@@ -841,7 +1066,7 @@ def correlations(stats: list[dict], benchmarks: list[str], ks: list[int]) -> lis
     """Pearson and Spearman correlation of every statistic with pass@k across checkpoints, per
     benchmark; only with 3 or more checkpoints (two points always lie on a line: r = +-1)."""
     skip = ("checkpoint", "benchmark", "outcome", "subset", "traces", "solved", "chain_depth_ci_lo", "chain_depth_ci_hi",
-            "traces_with_recovery")
+            "traces_with_recovery", "other_last20_share")
     cols = [k for k in stats[0] if k not in skip and not k.startswith("pass@")] if stats else []
     out = []
     for b in benchmarks:
@@ -906,7 +1131,7 @@ def strips(traces: list[Trace], bench: str, checkpoints: list[str], n_problems: 
 
 
 def write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, pngs, checkpoints, benchmarks,
-                  recovery, motif_corr) -> str:
+                  recovery, motif_corr, extra: list[str] = ()) -> str:
     from utils.motifs import LABELS
 
     lines = ["# Reasoning-primitive analysis", "",
@@ -936,6 +1161,11 @@ def write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, png
                      f"after one re-ask) on {jr['spans_with_invalid']} spans, left out of agreement: Fleiss κ "
                      f"{fmt(jr['fleiss_kappa'])} over {jr['fleiss_spans']} spans; "
                      f"pairwise agreement {pairs or '–'}. Consensus labels: [consensus.jsonl](consensus.jsonl).")
+        t = jr.get("ties", {})
+        rule = {"unresolved": "left unresolved (no consensus: they train and score no classifier)",
+                "judge": f"put to the tie-break judge {t.get('tie_judge')}", "first": "given to the first judge listed"}
+        lines.append(f"Ties: the jury tied on {t.get('spans', 0)} spans, {rule.get(t.get('rule'), '')}; "
+                     f"{t.get('unresolved', 0)} spans without a consensus.")
     lines.append(f"Span lengths: {lr.get('span_tokens', 'characters / 4')}.")
     if "judge_sample" in lr:
         lines.append("Spans judged: " + "; ".join(f"{k} {v['spans'] if isinstance(v, dict) else v}"
@@ -979,15 +1209,17 @@ def write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, png
                       md_table(motif_corr[:10], ["benchmark", "k", "motif", "checkpoints", "pearson", "spearman"])]
     else:
         lines.append("Needs at least 3 checkpoints with `correct` fields (two points always give r = ±1).")
+    lines += [""] + list(extra)
     bad_rows = {k: v for k, v in bad.items() if k not in ("traces",) and v}
-    lines += ["", "## Input problems (counted, not fatal)", "",
+    lines += ["## Input problems (counted, not fatal)", "",
               ", ".join(f"{k}: {v}" for k, v in sorted(bad_rows.items())) or "none", "",
               "## Files", "",
               "Tables: [stats.csv](stats.csv) (every statistic per checkpoint × benchmark × outcome × subset), "
               "[primitives.csv](primitives.csv), [motifs.csv](motifs.csv) (k = 2.." + str(cfg.max_k) + ", corpus filter "
               "≥5 / ≥10), [motif_changes.csv](motif_changes.csv), [correlations.csv](correlations.csv), "
               "[passk.csv](passk.csv), [recovery.csv](recovery.csv), [motif_correlations.csv](motif_correlations.csv), "
-              "[traces.csv](traces.csv), [spans.jsonl](spans.jsonl), [labeler.json](labeler.json), "
+              "[traces.csv](traces.csv), [appendix_q.csv](appendix_q.csv), [spans.jsonl](spans.jsonl), "
+              "[labeler.json](labeler.json), "
               "[bad_input.json](bad_input.json).", ""]
     lines += [f"![{p}]({p})" for p in pngs]
     return "\n".join(lines) + "\n"

@@ -7,7 +7,10 @@ the LiveCodeBench fixture instead of the release files).
     python scripts/code_rl_cpu.py --config configs/paper/code_rl/chains_hard.yaml
     python scripts/code_rl_cpu.py --config configs/paper/code_rl/gen_select_envs4.yaml
 
-Everything goes under runs/code_rl_cpu/ (the synthesis run is shared and resumed, not redone).
+Everything goes under runs/code_rl_cpu/ (the synthesis run is shared and resumed, not redone); each
+train config has its own run, evaluation and figures folder, named by its run name:
+train/<name>/, eval/<name>/livecodebench/ and figures/<name>/, so configs run one after another
+never meet each other's outputs.
 A train config's sources are pointed at the CPU data: the real problem set at the shipped sample
 of contest problems (envs/code/contest_sample.jsonl), a synthesis folder (problems, chains,
 disjoint) at the same folder of the CPU synthesis run, a selected subset at its problems. The
@@ -30,8 +33,12 @@ DEFAULT_TRAIN = "configs/paper/code_rl/real25k_synth_star_induction.yaml"
 EVAL_CONFIG = "configs/eval/livecodebench.yaml"
 FIXTURE_LCB = "tests/data/bench/livecodebench.jsonl"
 
-# The recorded scenario of tests/data/synth_*.jsonl: 4 seeds over the four environments.
+# The recorded scenario of tests/data/synth_*.jsonl: 4 seeds over the four environments. It was
+# recorded against our prompts: its retries answer the rejection hint and its fuzzing answers carry
+# inputs, so it runs with ours (retry_hint, inputs.fuzzing=5) where the paper configs set the paper's
+# (no hint, no fuzzing inputs); tests/test_synth.py runs the paper's form on a scenario of its own.
 SYNTH_CPU = ["synth.seeds=4", "synth.shard_size=2", "synth.envs=[induction,deduction,fuzzing,abduction]",
+             "synth.retry_hint=true", "synth.inputs.fuzzing=5",
              "synth.corpus=stdlib", "synth.teacher.engine={backend: replay, replay_path: tests/data/synth_teacher.jsonl}",
              "synth.student.engine={backend: replay, replay_path: tests/data/synth_student.jsonl}",
              "synth.teacher.backoff_s=0.01"]
@@ -130,6 +137,13 @@ def generate_argv(config: str, synth: Path, out: Path) -> list[str]:
     return argv
 
 
+def run_dirs(runs: Path, name: str) -> dict[str, Path]:
+    """Where one train config's CPU run writes: its training run, the evaluation of its final model
+    (out_root for evaluate.py, which adds the eval config's name) and its figures. Each config has
+    its own (a shared eval folder made the second config's evaluation refuse the first's samples)."""
+    return {"train": runs / "train" / name, "eval": runs / "eval" / name, "figures": runs / "figures" / name}
+
+
 def main(argv: list[str]) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", default=DEFAULT_TRAIN, help="a configs/paper/code_rl/ config")
@@ -153,14 +167,13 @@ def main(argv: list[str]) -> None:
     train.main(argv + ["resume=true"])
     from utils.config import load
 
-    name = load(train.TrainConfig, argv).name
-    evaluate.main(eval_argv(str(runs / "train" / name / "final"), runs / "eval"))
+    dirs = run_dirs(runs, load(train.TrainConfig, argv).name)
+    evaluate.main(eval_argv(str(dirs["train"] / "final"), dirs["eval"]))
     # the figures' form: every checkpoint (and the base model as step 0) evaluated, then curves
     import code_rl_curves as curves
 
-    run = runs / "train" / name
-    curves.evaluate_run(run, ["livecodebench"], eval_overrides())
-    print(f"wrote {len(curves.plot(curves.collect([run]), runs / 'figures'))} plots to {runs / 'figures'}/")
+    curves.evaluate_run(dirs["train"], ["livecodebench"], eval_overrides())
+    print(f"wrote {len(curves.plot(curves.collect([dirs['train']]), dirs['figures']))} plots to {dirs['figures']}/")
 
 
 if __name__ == "__main__":

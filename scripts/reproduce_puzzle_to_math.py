@@ -38,6 +38,7 @@ class Stage:
 RL_CPU = ["rl.steps=2", "rl.batch_size=8", "rl.group_size=4", "rl.minibatches=2", "rl.micro_batch_size=8",
           "rl.max_tokens=12", "rl.engine.backend=hf", "keep_every=1", "save_every=1000", "gradient_checkpointing=false",
           "cpu_threads=1"]
+PILOT_CPU = [o for o in RL_CPU if not o.startswith("keep_every=")] + ["rl.steps=1"]  # the pilots keep no steps
 EVAL_CPU = ["engine.backend=hf", "n=2", "k=[1,2]", "max_tokens=8", "bootstrap=20", "grading_workers=1"]
 ANALYZE_CPU = ["classifier.kind=ngram", "classifier.train_data=shipped", "classifier.load=''", "strata=[]", "judges=[]",
                "tokenizer={tiny}", "passk=[1,2]", "bootstrap=20", "plot_benchmarks=[olymmath_en_hard,puzzles*,bridges*]"]
@@ -57,21 +58,21 @@ STAGES = [
            "optim.lr=5e-3", "gradient_checkpointing=false", "cpu_threads=1"]),
     Stage("vanilla", f"{TRAIN} --config configs/paper/gspo_vanilla.yaml", RL_CPU),
     Stage("novelty", f"{TRAIN} --config configs/paper/gspo_novelty.yaml", RL_CPU),
-    Stage("pilot_entropy", f"{TRAIN} --config configs/paper/gspo_entropy_pilot.yaml", RL_CPU + ["rl.steps=1"]),
-    Stage("pilot_entropy_adv", f"{TRAIN} --config configs/paper/gspo_entropy_pilot.yaml name=paper/gspo_entropy_adv "
-                               "rl.entropy_coef=0 rl.entropy_adv_alpha=0.4", RL_CPU + ["rl.steps=1"]),
+    # the pilots, all at one mini scale (configs/train/gspo_pilot.yaml; line 111), and GRPO beside them (line 39)
+    Stage("pilot_vanilla", f"{TRAIN} --config configs/paper/pilot_gspo_vanilla.yaml", PILOT_CPU),
+    Stage("pilot_novelty", f"{TRAIN} --config configs/paper/pilot_gspo_novelty.yaml", PILOT_CPU),
+    Stage("pilot_entropy", f"{TRAIN} --config configs/paper/pilot_gspo_entropy.yaml", PILOT_CPU),
+    Stage("pilot_entropy_adv", f"{TRAIN} --config configs/paper/pilot_gspo_entropy_adv.yaml", PILOT_CPU),
+    Stage("pilot_grpo", f"{TRAIN} --config configs/paper/pilot_grpo.yaml", PILOT_CPU),
     Stage("eval_base", f"{EVAL} name=eval/base model=allenai/Olmo-3-7B-Instruct-SFT", EVAL_CPU + ["model={tiny}"]),
     Stage("eval_sft", f"{EVAL} name=eval/sft model=runs/paper/puzzles_sft/final", EVAL_CPU),
     Stage("eval_vanilla", f"{EVAL} name=eval/vanilla model=runs/paper/gspo_vanilla/final", EVAL_CPU),
     Stage("eval_novelty", f"{EVAL} name=eval/novelty model=runs/paper/gspo_novelty/final", EVAL_CPU),
     Stage("eval_steps", "python evaluate.py --config configs/eval/olymmath_hard.yaml name=eval/vanilla_{name} model={dir}",
           EVAL_CPU, each="runs/paper/gspo_vanilla/kept/step_*"),
-    Stage("eval_pilots", "python evaluate.py --config configs/eval/olymmath_hard.yaml name=eval/{name} model={dir}/final",
-          EVAL_CPU, each="runs/paper/gspo_entropy*"),
-    Stage("eval_teacher", "python evaluate.py --config configs/eval/puzzles.yaml name=eval/dsr_teacher n=4 k=[1,2,4] "
-                          "max_tokens=32768 engine.backend=openai engine.model=deepseek-reasoner "
-                          "engine.base_url=https://api.deepseek.com/v1 engine.api_key_env=DEEPSEEK_API_KEY "
-                          "engine.omit_params=[temperature,top_p,n]",
+    Stage("eval_pilots", "python evaluate.py --config configs/eval/olymmath_hard.yaml name=eval/pilot_{name} "
+                         "model={dir}/final", EVAL_CPU, each="runs/paper/pilot/*"),
+    Stage("eval_teacher", "python evaluate.py --config configs/eval/dsr_teacher.yaml",
           ["engine.backend=replay", "engine.replay_path={out}/teacher_replay.jsonl", "n=2", "k=[1,2]",
            "bootstrap=20"]),
     Stage("compare", "python evaluate.py compare runs/eval/base runs/eval/sft runs/eval/vanilla runs/eval/novelty"),
@@ -91,6 +92,10 @@ STAGES = [
                                   "name=analysis/vanilla_checkpoints 'inputs=[runs/eval/vanilla_step_*/samples.jsonl]'",
           ANALYZE_CPU),
     Stage("novelty_signal", "python analyze.py novelty-signal runs/paper/gspo_novelty"),
+    Stage("figure_pilots", "python analyze.py compare-runs runs/paper/pilot/gspo_vanilla runs/paper/pilot/gspo_novelty "
+                           "runs/paper/pilot/gspo_entropy runs/paper/pilot/gspo_entropy_adv --out runs/figures/pilots"),
+    Stage("figure_grpo_gspo", "python analyze.py compare-runs runs/paper/pilot/grpo_vanilla runs/paper/pilot/gspo_vanilla "
+                              "--out runs/figures/grpo_vs_gspo"),
 ]
 
 

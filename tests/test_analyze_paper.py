@@ -152,3 +152,71 @@ def test_paper_analysis_config(monkeypatch):
     assert [(s.name, s.spans) for s in cfg.strata] == [("puzzle", 17000), ("math", 18000)]  # line 161
     assert cfg.tokenizer == "allenai/Olmo-3-7B-Instruct-SFT" and cfg.classifier.context_chars > 0
     assert (cfg.classifier.kind, cfg.classifier.model) == ("hf", "Qwen/Qwen3-1.7B")
+
+
+def T(ckpt: str, pid: str, sample: int, correct, labels: str, tokens=None) -> "analyze.Trace":
+    labels = labels.split()
+    return analyze.Trace(ckpt, "olymmath_en_hard", pid, sample, correct, spans=["x"] * len(labels),
+                         labels=labels, tokens=tokens or [10] * len(labels))
+
+
+def test_share_of_other_spans_in_the_last_fifth_of_the_trace():
+    """puzzle_to_math line 165: '91.5% of other spans appear in the last 20% of the trace'. A span is
+    in the last 20% when its middle is, by token position."""
+    t = T("sft", "p", 0, True, "other plan compute check other other", tokens=[10, 40, 30, 10, 5, 5])
+    assert analyze.other_tail(t) == (3, 2)  # the first other sits at the start; the two last at 92.5% and 97.5%
+    assert analyze.other_tail(T("sft", "p", 0, True, "plan compute")) == (0, 0)
+    row = analyze.group_stats([t, T("sft", "q", 0, True, "plan plan plan plan other")], [], analyze.AnalyzeConfig(bootstrap=10))
+    assert row["other_last20_share"] == pytest.approx(3 / 4)
+    lines = analyze.other_tail_summary([t])
+    assert any("91.5%" in line for line in lines) and "| all | all | 3 | 2 | 0.67 |" in "\n".join(lines)
+
+
+def test_appendix_q_selects_figure_14_and_15_traces_by_the_papers_rule():
+    """Part A (line 213): correct SFT and vanilla traces of one problem sharing their first two
+    primitives (other skipped), SFT depth 2-4, GSPO depth 5-9, nearest each checkpoint's mean depth.
+    Part B (lines 217, 241): novelty-only problems, a novelty success holding a recovery primitive
+    beside vanilla's shortest failure; a winner without recovery is left out."""
+    traces = [
+        # p1: a valid pair (opening plan>compute, depths 3 and 6) and a pair with another opening
+        T("sft", "p1", 0, True, "other plan compute check compute"),               # depth 3
+        T("sft", "p1", 1, True, "setup compute check"),                            # other opening
+        T("vanilla", "p1", 0, True, "plan compute check compute check compute check"),  # depth 6
+        T("vanilla", "p1", 1, True, "plan compute check compute check compute check compute check compute "
+                                    "check"),                                      # depth 10: out of 5-9
+        # p2: SFT depth 1 only (out of 2-4)
+        T("sft", "p2", 0, True, "plan compute"), T("vanilla", "p2", 0, True, "plan compute check compute check compute"),
+        # p3: solved only by novelty, with a backtrack; vanilla fails twice, the shorter one is shown
+        T("sft", "p3", 0, False, "plan"), T("vanilla", "p3", 0, False, "plan compute check compute check"),
+        T("vanilla", "p3", 1, False, "compute check"), T("novelty", "p3", 0, True, "plan hypothesize compute backtrack compute"),
+        T("novelty", "p3", 1, True, "plan compute"),
+        # p4: solved only by novelty, but without a recovery primitive: left out (line 241)
+        T("vanilla", "p4", 0, False, "compute"), T("novelty", "p4", 0, True, "compute check"),
+        # p5: novelty and vanilla both solve it: not novelty-only
+        T("vanilla", "p5", 0, True, "compute"), T("novelty", "p5", 0, True, "backtrack compute"),
+    ]
+    rows, report = analyze.appendix_q(traces, analyze.AppendixQConfig())
+    a = [(r["checkpoint"], r["problem_id"], r["sample"], r["chain_depth"], r["opening"]) for r in rows if r["part"] == "A"]
+    assert a == [("sft", "p1", 0, 3, "plan>compute"), ("vanilla", "p1", 0, 6, "plan>compute")]
+    b = [(r["checkpoint"], r["problem_id"], r["sample"], r["correct"]) for r in rows if r["part"] == "B"]
+    assert b == [("vanilla", "p3", 1, False), ("novelty", "p3", 0, True)]
+    assert report["part_a"]["problems_correct_in_both"] == 2 and report["part_a"]["candidate_pairs"] == 1
+    assert report["part_b"] == {**report["part_b"], "novelty_only_problems": 2, "without_a_recovery_primitive": 1}
+
+
+def test_compare_runs_draws_grpo_against_gspo(tmp_path, capsys):
+    """puzzle_to_math line 39 ('GSPO trained reliably in long-context pilots where GRPO was unstable'):
+    the training curves of two runs side by side."""
+    for name, rewards in (("grpo_vanilla", [0.1, 0.3, 0.0]), ("gspo_vanilla", [0.1, 0.2, 0.4])):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "metrics.jsonl").write_text("".join(
+            json.dumps({"step": i + 1, "reward_mean": r, "entropy": 1 - r, "grad_norm": 2.0}) + "\n"
+            for i, r in enumerate(rewards)))
+    analyze.main(["compare-runs", str(tmp_path / "grpo_vanilla"), str(tmp_path / "gspo_vanilla"), "--out",
+                  str(tmp_path / "fig")])
+    assert "reward_mean, entropy, grad_norm" in capsys.readouterr().out
+    assert (tmp_path / "fig" / "curves.png").stat().st_size > 5000
+    rows = rows_of(tmp_path / "fig" / "curves.csv")
+    assert {(r["run"], r["metric"]) for r in rows} >= {("grpo_vanilla", "reward_mean"), ("gspo_vanilla", "entropy")}
+    with pytest.raises(SystemExit, match="no metrics.jsonl"):
+        analyze.main(["compare-runs", str(tmp_path), "--out", str(tmp_path / "fig")])

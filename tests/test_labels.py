@@ -185,3 +185,42 @@ def test_hf_classifier_fine_tunes_predicts_and_reloads(tmp_path):
     again = HFSpanClassifier.load(tmp_path / "clf", cfg)
     assert again.model.config.id2label[LABELS.index("backtrack")] == "backtrack"
     assert again.predict([r["text"] for r in held]) == pred
+
+
+@pytest.mark.parametrize("rule", ["unresolved", "judge", "first"])
+def test_two_judges_that_disagree_are_reported_and_decided_by_the_rule(tmp_path, rule, monkeypatch):
+    """Judges a and b tie on span 1 (hypothesize vs plan). `first` gave it to a silently (the old
+    rule); `unresolved` leaves it without a consensus, so it trains and scores no classifier; `judge`
+    asks the third judge (c: hypothesize) on that span only. Every rule counts the tie."""
+    import analyze
+    from collections import Counter as C
+
+    a, b, c = jury(tmp_path)
+    asked = []
+
+    class Counting:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def generate(self, prompts, params, seeds=None):
+            asked.extend(p[-1]["content"] for p in prompts)
+            return self.inner.generate(prompts, params, seeds)
+
+    cfg = analyze.AnalyzeConfig(judges=[a, b], judge_ties=rule, tie_judge=c)
+    items = [(s, SPANS[:i]) for i, s in enumerate(SPANS)]
+    import utils.engine
+
+    monkeypatch.setattr(utils.engine, "make_engine",
+                        lambda e: Counting(make_engine(e)) if e.replay_path == c.engine.replay_path else make_engine(e))
+    labels, report = analyze._judge(cfg, items, tmp_path, C())
+    expected = {"unresolved": None, "judge": "hypothesize", "first": "hypothesize"}[rule]
+    assert labels == ["enumerate", expected, "backtrack", "check"]
+    assert report["ties"]["spans"] == 1 and report["ties"]["rule"] == rule
+    assert report["ties"]["unresolved"] == (1 if rule == "unresolved" else 0)
+    rows = [json.loads(line) for line in (tmp_path / "consensus.jsonl").read_text().splitlines()]
+    assert rows[1]["label"] == (expected or "unresolved")
+    if rule == "judge":
+        assert report["ties"]["asked"] == 1 and len(asked) == 1 and SPANS[1] in asked[0]
+        assert rows[1]["votes"] == {"a": "hypothesize", "b": "plan", "c": "hypothesize"}
+    assert consensus(["plan", "check"], "unresolved") is None and consensus(["plan", "check"]) == "plan"
+    assert consensus(["plan", "check", "check"], "unresolved") == "check" and consensus([None, None], "judge") == "other"

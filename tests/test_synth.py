@@ -311,3 +311,68 @@ def test_snippets_are_windows_of_the_asked_length(tmp_path):
         assert source.snippet(seed, 25, 50) == (text, where)
     with pytest.raises(ValueError, match="no usable snippet"):
         SnippetSource(str(tmp_path)).snippet(0, 300, 400)
+
+
+PAPER_FUZZ = ("Here are the functions.\n\n```python\ndef f(n):\n    # pf1\n    return abs(n) if n != -7 else 6\n\n\n"
+              "def pre_test_f(n):\n    return isinstance(n, int)\n\n\ndef test_f(n):\n    return f(n) == abs(n)\n```")
+
+
+class Recorder:
+    """An engine that records the last user message of every prompt it is sent."""
+
+    def __init__(self, inner):
+        self.inner, self.prompts = inner, []
+
+    def generate(self, prompts, params, seeds=None):
+        self.prompts += [p[-1]["content"] for p in prompts]
+        return self.inner.generate(prompts, params, seeds=seeds)
+
+
+@pytest.mark.parametrize("hint", [False, True])
+def test_the_papers_fuzzing_teacher_and_turns_without_a_retry_hint(tmp_path, monkeypatch_module, hint):
+    """code_rl Table 1: the fuzzing teacher 'Generates a function f(), which contains a subtle bug to be
+    exploited, and tests pre_test_f() and test_f()', no inputs (inputs.fuzzing=0, the paper configs):
+    the problem is kept on the student's pass rate and scores any breaking input. Sec. 3: 'each turn
+    conditioned on the immediately preceding question and student summary': with retry_hint=false a
+    rejected answer is not named in the next turn (ours names it)."""
+    from utils.engine import EngineConfig
+
+    teacher_file, student_file = tmp_path / "teacher.jsonl", tmp_path / "student.jsonl"
+    teacher_file.write_text("\n".join(json.dumps(r) for r in [
+        {"match": "rejected (format)", "responses": [PAPER_FUZZ.replace("# pf1", "# pf2").replace("-7", "-8")]},
+        {"match": "# pf1", "responses": ["I have nothing more."]},  # turn 2: no code (format)
+        {"match": "The problem is for the fuzzing task.", "responses": [PAPER_FUZZ]}]) + "\n")
+    breaks = {"# pf1": "-7", "# pf2": "-8"}
+    student_file.write_text("\n".join(json.dumps({"match": tag, "responses": [f"```input\n{bad}\n```"] + [
+        f"```input\n{i}\n```" for i in (3, 4, 5)]}) for tag, bad in breaks.items()) + "\n")
+    cfg = demo_cfg(**{"seeds": 1, "envs": "[fuzzing]", "turns": 3, "samples": 4, "chains": "false",
+                      "inputs.fuzzing": 0, "retry_hint": str(hint).lower()})
+    teacher_engine = Recorder(make_engine(EngineConfig(backend="replay", replay_path=str(teacher_file))))
+    student_engine = make_engine(EngineConfig(backend="replay", replay_path=str(student_file)))
+    synthesize(cfg, tmp_path / "out", teacher=teacher_engine, student=student_engine)
+    first = teacher_engine.prompts[0]
+    assert "```input" not in first and "one of your inputs" not in first and "pre_test_f" in first
+    trace = [e["outcome"] for e in read(tmp_path / "out", "trace/trace") if "seed" in e]
+    records = read(tmp_path / "out", "problems/train")
+    rec = records[0]
+    assert rec["meta"]["cases"] == [] and rec["meta"]["fuzz_input"] is None and rec["answer"] == ""
+    assert rec["meta"]["pass_rate"] == 0.25 and envs.score(rec, "```input\n-7\n```").correct
+    assert not envs.score(rec, "```input\n3\n```").correct
+    assert "Inputs and outputs" not in teacher_engine.prompts[1]  # the previous problem: the functions only
+    if hint:  # ours: the retry names the rejection and gets a new problem
+        assert "rejected (format)" in teacher_engine.prompts[2] and trace == ["kept", "rejected:format", "kept"]
+    else:  # the paper's: the third turn sees the same previous problem and summary as the second
+        assert teacher_engine.prompts[2] == teacher_engine.prompts[1]
+        assert trace == ["kept", "rejected:format", "rejected:format"] and len(records) == 1
+
+
+def test_paper_synthesis_configs_use_the_papers_teacher_form(hub_ids_ok):
+    """Every paper synthesis config: Table 1's fuzzing teacher (no inputs) and turns without a retry hint."""
+    from generate import GenerateConfig
+
+    for path in sorted((ROOT / "configs" / "paper" / "code_rl").glob("gen_*.yaml")):
+        cfg = load_or_raise(GenerateConfig, ["--config", str(path)], validate=False)
+        if cfg.mode == "synth":
+            assert (cfg.synth.inputs["fuzzing"], cfg.synth.retry_hint) == (0, False), path.name
+    demo = demo_cfg()  # ours stays available: the recorded demo scenario writes fuzzing inputs and hints
+    assert (demo.inputs["fuzzing"], demo.retry_hint) == (5, True)

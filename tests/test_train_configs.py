@@ -126,3 +126,29 @@ def test_sweep_sbatch_log_goes_where_slurm_can_open_it():
     # Slurm opens --output before the script runs: a directory there must exist in a fresh clone
     line = next(x for x in (ROOT / "scripts/sweep.sbatch").read_text().splitlines() if x.startswith("#SBATCH --output"))
     assert "/" not in line.split("=", 1)[1], line
+
+
+def test_sweep_sbatch_runs_a_code_rl_config_on_32_gpus_under_its_own_name(tmp_path, hub_ids_ok):
+    """code_rl Appendix E: 'All experiments are run on 4 nodes of 8x NVIDIA H100 GPUs': the header's
+    command (--nodes=4, no override set) is 32 ranks running the config under its own name; a set
+    with name= keeps that name (the seeds)."""
+    import shlex
+    import shutil
+    import subprocess
+
+    import train
+
+    env = {**_tools(tmp_path, scontrol="n1\\nn2\\nn3\\nn4\\n"), "SLURM_NNODES": "4", "SLURM_GPUS_ON_NODE": "8",
+           "SLURM_JOB_NODELIST": "n[1-4]", "SLURM_JOB_ID": "9", "CONFIG": "configs/paper/code_rl/qwen3_8b.yaml"}
+    header = (ROOT / "scripts/sweep.sbatch").read_text()
+    assert "CONFIG=configs/paper/code_rl/qwen3_8b.yaml sbatch --nodes=4 --gpus-per-node=8 scripts/sweep.sbatch" in header
+    for sets, name in (([], "code_rl/qwen3_8b/real_25k"), (["seed=1 name=code_rl/qwen3_8b/real_25k/seed1"],
+                                                          "code_rl/qwen3_8b/real_25k/seed1")):
+        res = subprocess.run([shutil.which("bash"), "scripts/sweep.sbatch", *sets], cwd=ROOT, env=env,
+                             capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+        cmd = shlex.split(res.stdout)
+        assert int(cmd[cmd.index("--nnodes") + 1]) * int(cmd[cmd.index("--nproc_per_node") + 1]) == 32
+        cfg = load_or_raise(train.TrainConfig, cmd[cmd.index("train.py") + 1:] + ["data.sources=[{env: sorting}]"])
+        assert cfg.name == name and cfg.resume and cfg.strategy == "hsdp"
+        assert cfg.rl.batch_size // cfg.rl.group_size % 32 == 0  # 32 prompts a step split over the 32 ranks

@@ -4,8 +4,11 @@ Each judge sees the label definitions, the preceding spans as context, and the t
 answers `LABEL: <label>`. A reply without a label of the vocabulary is asked again once; if the
 second reply is no better the verdict is invalid (label None): it is not a vote, it is left out of
 every agreement statistic, and the report counts it. The consensus is the majority of the valid
-labels; a tie goes to the tied label named by the judge listed first; a span without any valid
-verdict gets `other`.
+labels; a span without any valid verdict gets `other`. A tie (two judges that disagree) is decided
+by the rule `ties` (analyze.py `judge_ties`): `unresolved` leaves the span without a consensus
+(None: it trains and scores no classifier, so macro-F1 does not lean on one judge), `judge` asks a
+tie-break judge whose vote joins the others (still tied: unresolved), `first` gives it to the tied
+label named by the judge listed first (the old rule). Ties are counted in the report.
 
 Verdicts are appended to a JSONL cache after every batch, keyed by judge name, judge model and
 prompt hash, so an interrupted run continues where it stopped, a finished one is not paid for
@@ -94,12 +97,24 @@ def judge_spans(items: Sequence[tuple[str, Sequence[str]]], judges: Sequence[Jud
     return out
 
 
-def consensus(votes: Sequence[str | None]) -> str:
-    """Majority of the valid labels (None: an invalid verdict, no vote); ties go to the tied label
-    voted by the earliest judge; `other` when no vote is valid."""
+TIE_RULES = ("unresolved", "judge", "first")
+
+
+def is_tie(votes: Sequence[str | None]) -> bool:
+    """Two or more labels share the largest number of valid votes."""
+    counts = Counter(v for v in votes if v is not None)
+    return sum(c == max(counts.values()) for c in counts.values()) > 1 if counts else False
+
+
+def consensus(votes: Sequence[str | None], ties: str = "first") -> str | None:
+    """Majority of the valid labels (None: an invalid verdict, no vote); `other` when no vote is
+    valid. A tie goes to the tied label voted by the earliest judge (ties="first"), or is None,
+    unresolved (ties="unresolved", and "judge" once the tie-break judge's vote is among `votes`)."""
     votes = [v for v in votes if v is not None]
     if not votes:
         return "other"
+    if ties != "first" and is_tie(votes):
+        return None
     counts = Counter(votes)
     top = max(counts.values())
     return next(v for v in votes if counts[v] == top)
@@ -131,18 +146,22 @@ def fleiss_kappa(table: Sequence[Sequence[str]]) -> float:
     return 1.0 if pe == 1 else (p_bar - pe) / (1 - pe)
 
 
-def agreement_report(verdicts: dict[str, list[Verdict]], consensus_labels: Sequence[str]) -> dict:
+def agreement_report(verdicts: dict[str, list[Verdict]], consensus_labels: Sequence[str | None],
+                     ties: dict | None = None) -> dict:
     """Pairwise percent agreement and Cohen's kappa (over the spans both judges answered validly),
     Fleiss' kappa (over the spans every judge answered validly), each judge's agreement with the
-    consensus over its valid verdicts, and the invalid verdicts: per judge and spans touched."""
+    consensus over its valid verdicts on resolved spans, the invalid verdicts (per judge and spans
+    touched) and the ties: how many spans the jury tied on, how the rule decided them."""
     names = list(verdicts)
     labels = {name: [v.label for v in verdicts[name]] for name in names}
     n = len(consensus_labels)
     all_valid = [i for i in range(n) if all(labels[name][i] is not None for name in names)]
+    tied = sum(is_tie([labels[name][i] for name in names]) for i in range(n))
     report = {"spans": n, "spans_with_invalid": n - len(all_valid), "judges": {}, "pairs": [], "fleiss_kappa": None,
-              "fleiss_spans": len(all_valid)}
+              "fleiss_spans": len(all_valid),
+              "ties": {"spans": tied, "unresolved": sum(c is None for c in consensus_labels), **(ties or {})}}
     for name in names:
-        mine = [(a, b) for a, b in zip(labels[name], consensus_labels) if a is not None]
+        mine = [(a, b) for a, b in zip(labels[name], consensus_labels) if a is not None and b is not None]
         report["judges"][name] = {
             "agreement_with_consensus": sum(a == b for a, b in mine) / len(mine) if mine else None,
             "reasked": sum(v.reasked for v in verdicts[name]), "invalid": sum(not v.valid for v in verdicts[name]),

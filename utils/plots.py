@@ -255,3 +255,30 @@ def training_curves(rows: list[dict], path: str | Path, title: str = "training")
     plt.close(fig)
     tmp.replace(path)  # a reader never sees half a PNG
     return fig
+
+
+def runs_curves(series: dict[str, list[dict]], keys: list[str], path: str | Path, title: str) -> list[str]:
+    """Several runs' metrics.jsonl rows side by side: a panel per key that some run logs, a line per
+    run, step on the x axis (analyze.py compare-runs). Returns the keys drawn."""
+    plt = _plt()
+    drawn = [k for k in keys if any(isinstance(r.get(k), (int, float)) for rows in series.values() for r in rows)]
+    cols = 2 if len(drawn) > 1 else 1
+    nrows = max(1, (len(drawn) + cols - 1) // cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(5.0 * cols, 2.6 * nrows), squeeze=False)
+    for ax, key in zip(axes.flat, drawn):
+        for run, rows in series.items():
+            pts = [(r["step"], r[key]) for r in rows if isinstance(r.get(key), (int, float)) and "step" in r]
+            if pts:
+                ax.plot(*zip(*pts), label=run, marker="." if len(pts) < 30 else None)
+        ax.set_title(key, fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.tick_params(labelsize=7)
+        ax.legend(fontsize=6)
+    for ax in list(axes.flat)[len(drawn):]:
+        ax.axis("off")
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return drawn

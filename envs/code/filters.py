@@ -22,10 +22,19 @@ FUZZ_HELPER = ("\n\ndef __fuzz_check(pre, test):\n    try:\n        return (bool
 
 def check(problem: Problem, env: str, min_distinct: int = 2, timeout_s: float = 2.0,
           memory_mb: int = 512) -> tuple[Problem | None, str | None]:
-    """Run f on the inputs twice in the sandbox; fill in the outputs or name the rejection."""
+    """Run f on the inputs twice in the sandbox; fill in the outputs or name the rejection. A fuzzing
+    problem without inputs (the paper's teacher, code_rl Table 1) has only its code checked: it
+    defines the three functions without error (whether its bug can be hit shows in the student's
+    pass rate: p = 0 is rejected as unsolved)."""
     from utils.sandbox import run
 
     code, inputs = problem.full_code(), [c["input"] for c in problem.cases]
+    if env == "fuzzing" and not inputs:
+        r = run(code, "all(callable(g) for g in (f, pre_test_f, test_f))", timeout_s=timeout_s, memory_mb=memory_mb)
+        if not r.ok or r.value != "True":
+            return None, "execution"
+        problem.cases, problem.fuzz_input = [], None
+        return problem, None
     first, second = (run(code, outputs_expr(inputs), timeout_s=timeout_s, memory_mb=memory_mb) for _ in range(2))
     if not first.ok:
         return None, "execution"

@@ -21,7 +21,8 @@ class Fuzzing(CodeEnv):
                   f"fails its test: pre_test_f(input) must return True and test_f(input) must return False. "
                   f"Think it through, then give the arguments of the call as Python literals separated by commas "
                   f"(for `f([1, 2], 'a')` write `[1, 2], 'a'`) in one ```input block at the end of your answer.")
-        return prompt, fence("input", problem.fuzz_input or ""), {
+        # a known failing input is the gold answer; the paper's teacher writes none (no gold answer)
+        return prompt, fence("input", problem.fuzz_input) if problem.fuzz_input else "", {
             "pre_test": problem.pre_test, "test": problem.test, "fuzz_input": problem.fuzz_input}
 
     def score(self, record: dict, response: str) -> Reward:

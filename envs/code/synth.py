@@ -6,7 +6,8 @@ difficulty bins and easy-medium-hard chains built from its pass rates.
 For each seed snippet (25-50 lines of real code, or a whole solution from a training run, see
 envs/code/snippets.py), turn 1 asks the teacher for a problem in one environment's rules: `f`,
 its inputs (induction k of them and a message; abduction and deduction one; fuzzing `pre_test_f`
-and `test_f` too) and the sandbox computes the outputs. The student answers M times, giving a pass
+and `test_f` too, and either no input, the paper's form, or k inputs one of which breaks `test_f`,
+ours: `inputs.fuzzing`) and the sandbox computes the outputs. The student answers M times, giving a pass
 rate p. Turns 2..T show the teacher only the previous problem, the student's summary (p, a solved
 and a failed answer) and a strategy chosen from p: p > 0.65 harder, p == 0 easier, otherwise a
 variation at similar difficulty. Every turn's problem is filtered (format, execution,
@@ -71,8 +72,10 @@ class SynthConfig:
         {"induction": 5, "abduction": 1, "deduction": 1, "fuzzing": 5},
         help="inputs the teacher writes per problem, per env. Induction k = 5 (code_rl Appendix F: '5 diverse "
              "inputs'); abduction and deduction 1 (code_rl Table 1: 'Generates function f() and one input case'); "
-             "fuzzing: the paper's teacher writes no inputs, ours writes k and one of them must break test_f, which "
-             "gives the record a gold answer and rejects unexploitable bugs before the student's M samples are spent")
+             "fuzzing 0 is the paper's teacher (code_rl Table 1: 'Generates a function f(), which contains a subtle "
+             "bug to be exploited, and tests pre_test_f() and test_f()': no inputs; the paper configs), k >= 1 ours: "
+             "it also writes k inputs and one of them must break test_f, which gives the record a gold answer and "
+             "rejects unexploitable bugs before the student's M samples are spent")
     shown: int = field(3, help="induction: input/output pairs the student sees, k' (the rest are hidden)")
     harder_at: float = field(0.65, help="pass rate above which (strictly) the next turn asks for a harder problem "
                                         "(code_rl: 'increasing complexity if p > 0.65')")
@@ -80,6 +83,11 @@ class SynthConfig:
                                                         "all questions with pass rates between 0.01 and 0.97')")
     single_turn: bool = field(False, help="the single-turn baseline (code_rl Sec. 4.2): `turns` independent first-turn "
                                           "problems per seed, no student summary, no retry hint")
+    retry_hint: bool = field(True, help="after a rejected teacher answer, the next turn's prompt names the reason "
+                                        "(ours: a retry is then not a blind re-draw). false: the paper's turns, "
+                                        "'each turn conditioned on the immediately preceding question and student "
+                                        "summary rather than the full history' (code_rl Sec. 3; the paper configs), "
+                                        "which also keeps the multi- vs single-turn yield comparison unbiased")
     min_distinct_outputs: int = field(2, help="reject a problem whose outputs take fewer distinct values (envs with "
                                               "more than one input)")
     near_duplicate: float = field(0.8, help="Jaccard similarity of token 5-grams above which a problem is a "
@@ -122,8 +130,9 @@ class SynthConfig:
             if getattr(self, key) < 1:
                 yield key, "must be >= 1"
         for env in ENVS:
-            if not isinstance(self.inputs.get(env), int) or self.inputs[env] < 1:
-                yield f"inputs.{env}", "an integer >= 1 is required"
+            least = 0 if env == "fuzzing" else 1  # fuzzing 0: the paper's teacher writes no inputs
+            if not isinstance(self.inputs.get(env), int) or self.inputs[env] < least:
+                yield f"inputs.{env}", f"an integer >= {least} is required"
         if set(self.inputs) - set(ENVS):
             yield "inputs", f"unknown environments {sorted(set(self.inputs) - set(ENVS))}"
         if isinstance(self.inputs.get("induction"), int) and not 1 <= self.shown <= self.inputs["induction"]:
@@ -359,11 +368,12 @@ class Synthesizer:
         from envs.code import teacher
 
         cfg, k = self.cfg, self.cfg.inputs[c.env]
+        rejected = c.rejected if cfg.retry_hint else None  # the paper's turns name no rejection
         if cfg.single_turn or c.previous is None:  # single-turn samples are independent: no retry hint either
             prompt = teacher.first_prompt(c.env, c.snippet, k, cfg.shown)
-            return prompt if cfg.single_turn else teacher.with_rejection(prompt, c.rejected)
+            return prompt if cfg.single_turn else teacher.with_rejection(prompt, rejected)
         return teacher.with_rejection(teacher.next_prompt(c.env, c.previous, c.p, cfg.samples, c.solved, c.failed,
-                                                          c.strategy, k, cfg.shown), c.rejected)
+                                                          c.strategy, k, cfg.shown), rejected)
 
     def chains(self, kept: list, stats: Counter, trace: list, k: int) -> list[dict]:
         """Walk each hard problem down to a medium and an easy variant, each landing in its chain bin."""

@@ -30,6 +30,14 @@ ENV_RULES = {
                 "least one of your inputs is such an input. The student sees the three functions and must find a "
                 "valid input on which the test fails."),
 }
+# The paper's fuzzing teacher (code_rl Table 1: 'Generates a function f(), which contains a subtle bug
+# to be exploited, and tests pre_test_f() and test_f()'): the three functions and no input
+# (SynthConfig.inputs.fuzzing = 0). Whether the bug can be hit shows in the student's pass rate.
+FUZZING_NO_INPUTS = ("Besides `f`, write `pre_test_f(...)`, returning True for the inputs `f` is meant to handle (a type "
+                     "check, so that the test fails for non-trivial reasons), and `test_f(...)`, a test that calls `f` "
+                     "and returns True when its result is right; both take the same arguments as `f`. `f` must have a "
+                     "subtle bug: `test_f` returns False for some valid inputs. The student sees the three functions "
+                     "and must find a valid input on which the test fails.")
 
 STRATEGIES = {  # code-RL paper, Sec. 3: the next turn's instruction, chosen from the pass rate p
     "harder": ("The student solves it too often. Write a harder problem on the same theme, aiming for a pass rate "
@@ -71,19 +79,23 @@ def _format(env: str, k: int) -> str:
     functions = "`f`, `pre_test_f` and `test_f`" if env == "fuzzing" else "the function `f`"
     message = ("\nand one block with one or two sentences for the student:\n" + fence("message", "...")
                if env == "induction" else "")
+    rules = (f"Requirements: {functions} in pure Python 3 using only the standard library; deterministic (no "
+             f"randomness, time or hashing of objects); no input/output or files; each call well under a second. ")
+    code = f"Answer with one block holding the code:\n{fence('python', 'def f(...):' + chr(10) + '    ...')}"
+    if k == 0:  # the paper's fuzzing teacher: the functions only
+        return (f"{rules}`f` takes arguments that can be written as Python literals and returns a literal value "
+                f"(numbers, strings, booleans, None, and lists, tuples, dicts or sets of them).\n\n{code}")
     choose = (f"Choose {k} inputs that exercise different behaviours, so that the outputs differ." if k > 1 else
               "Choose one input that makes the task interesting.")
     blocks = f"{k} blocks, one per input" if k > 1 else "one block holding the input"
-    return (f"Requirements: {functions} in pure Python 3 using only the standard library; deterministic (no "
-            f"randomness, time or hashing of objects); no input/output or files; each call well under a second. "
-            f"Inputs are the arguments of one call written as Python literals, and `f` returns a literal value "
+    return (f"{rules}Inputs are the arguments of one call written as Python literals, and `f` returns a literal value "
             f"(numbers, strings, booleans, None, and lists, tuples, dicts or sets of them). {choose}\n\n"
-            f"Answer with one block holding the code:\n{fence('python', 'def f(...):' + chr(10) + '    ...')}\n"
-            f"then {blocks}, for example:\n{fence('input', '[3, 1, 2], 2')}{message}")
+            f"{code}\nthen {blocks}, for example:\n{fence('input', '[3, 1, 2], 2')}{message}")
 
 
 def _rules(env: str, k: int, shown: int) -> str:
-    return f"The problem is for the {env} task. " + ENV_RULES[env].format(k=k, shown=shown)
+    rules = FUZZING_NO_INPUTS if env == "fuzzing" and k == 0 else ENV_RULES[env].format(k=k, shown=shown)
+    return f"The problem is for the {env} task. " + rules
 
 
 def first_prompt(env: str, snippet: str, k: int, shown: int) -> str:
@@ -99,6 +111,8 @@ NO_MESSAGE = "No message found! Make sure to correctly format the message."
 def render(problem: Problem, env: str) -> str:
     cases = "\n".join(f"f({c['input']}) == {c['output']}" for c in problem.cases)
     message = f"\nMessage: {problem.message or NO_MESSAGE}" if env == "induction" else ""
+    if not problem.cases:  # the paper's fuzzing form: the functions only
+        return f"{fence('python', problem.full_code())}{message}"
     return f"{fence('python', problem.full_code())}\nInputs and outputs:\n{cases}{message}"
 
 
@@ -127,7 +141,8 @@ def easier_prompt(env: str, problem: Problem, p: float, low: float, high: float,
 
 def parse(text: str, env: str, k: int) -> tuple[Problem | None, str | None]:
     """The teacher's answer as a Problem (outputs still to compute), or (None, "format"). Extra
-    inputs beyond k are ignored; an induction answer without a message keeps message ''."""
+    inputs beyond k are ignored (k = 0, the paper's fuzzing form: all of them); an induction answer
+    without a message keeps message ''."""
     code = last_block(text, "python")
     if code is None or not code.strip() or len(code) > MAX_CODE_CHARS:
         return None, "format"
