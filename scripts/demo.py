@@ -141,50 +141,55 @@ def training_accuracy(samples: Path, k: int) -> dict[str, tuple[float, float, in
     return out
 
 
-def summary(sft: Path, rl: Path, rl_run: Path, out: Path, timings: list[tuple[str, float, float]] = ()) -> str:
-    """What the RL stage did, from the files the steps wrote: held-out pass@k of both models with
-    their bootstrap intervals, per difficulty; RL - SFT on pass@1 with a paired bootstrap interval
-    over the same problems (the verdict); the training curves' start and end (reward, accuracy, the
-    adaptive controller's difficulty), the training accuracy per difficulty (the mean falls when
-    the controller adds a harder one); CPU and wall seconds per step. Written to `out` and returned."""
-    a, b = (json.loads((d / "results.json").read_text())["benchmarks"] for d in (sft, rl))
-    pa, pb = per_problem(sft), per_problem(rl)
-    rows = [json.loads(line) for line in (rl_run / "metrics.jsonl").read_text().splitlines() if line.strip()]
-    lines = ["# make demo: SFT, then RL", "", f"Held-out problems ({sft.name} vs {rl.name}; mean over problems "
-             "[bootstrap 95% interval]; RL - SFT on pass@1 with a paired bootstrap interval over the same problems):",
-             "", "| benchmark | split | problems | metric | SFT | RL | RL - SFT |", "|---|---|---:|---|---|---|---:|"]
+def heldout_section(models: list[tuple[str, Path]]) -> tuple[list[str], list[str]]:
+    """The held-out table of several evaluations of the same problems (in order: base, SFT, RL):
+    each model's pass@k with its bootstrap interval, and each model minus the one before it, on
+    pass@1 with a paired bootstrap interval over the same problems. Returns (table lines, verdicts)."""
+    results = [json.loads((d / "results.json").read_text())["benchmarks"] for _, d in models]
+    problems = [per_problem(d) for _, d in models]
+    names = [n for n, _ in models]
+    steps = list(zip(range(len(models) - 1), range(1, len(models))))
+    lines = ["| benchmark | split | problems | metric | " + " | ".join(names) + " | "
+             + " | ".join(f"{names[j]} - {names[i]}" for i, j in steps) + " |",
+             "|---|---|---:|---|" + "---|" * len(names) + "---:|" * len(steps)]
     verdicts = []
-    for bench, entry in a.items():
+    for bench, entry in results[0].items():
         for split, metrics in entry["splits"].items():
-            other = b.get(bench, {}).get("splits", {}).get(split, {})
+            where = split if split.startswith(bench) else f"{bench} {split}"  # "sorting d=0", "sorting all"
             for metric, v in metrics.items():
-                if not metric.startswith("pass@") or metric not in other:
+                row = [r.get(bench, {}).get("splits", {}).get(split, {}).get(metric) for r in results]
+                if not metric.startswith("pass@") or None in row:
                     continue
-                w, diff = other[metric], f"{other[metric]['mean'] - v['mean']:+.3f}"
-                if metric == "pass@1":
-                    common = sorted(set(pa.get((bench, split), {})) & set(pb.get((bench, split), {})))
-                    d = [pb[bench, split][p][1] / pb[bench, split][p][0] - pa[bench, split][p][1] / pa[bench, split][p][0]
-                         for p in common]
-                    lo, hi = bootstrap_mean_ci(d) if d else (0.0, 0.0)
-                    diff += f" [{lo:+.2f}, {hi:+.2f}]"
-                    where = split if split.startswith(bench) else f"{bench} {split}"  # "sorting d=0", "sorting all"
-                    verdicts.append(f"{where}: " + ("RL better" if lo > 0 else "RL worse" if hi < 0 else
-                                                            "no measurable difference") + f" ({diff})")
-                lines.append(f"| {bench} | {split} | {len(pa.get((bench, split), {}))} | {metric} | {v['mean']:.3f} "
-                             f"[{v['ci95'][0]:.2f}, {v['ci95'][1]:.2f}] | {w['mean']:.3f} [{w['ci95'][0]:.2f}, "
-                             f"{w['ci95'][1]:.2f}] | {diff} |")
-    figure = out.parent / "sft_vs_rl.png"
-    if figure.is_file():
-        lines += ["", f"Figure: {shown(figure)} (pass@k of both models per split, with the bands)."]
-    lines += ["", "pass@1, RL against SFT (better / worse: the paired interval excludes 0):", ""]
-    lines += [f"- {v}" for v in verdicts]
+                diffs = []
+                for i, j in steps:
+                    diff = f"{row[j]['mean'] - row[i]['mean']:+.3f}"
+                    if metric == "pass@1":
+                        pa, pb = problems[i].get((bench, split), {}), problems[j].get((bench, split), {})
+                        d = [pb[p][1] / pb[p][0] - pa[p][1] / pa[p][0] for p in sorted(set(pa) & set(pb))]
+                        lo, hi = bootstrap_mean_ci(d) if d else (0.0, 0.0)
+                        diff += f" [{lo:+.2f}, {hi:+.2f}]"
+                        verdicts.append(f"{where}, {names[j]} against {names[i]}: " + (
+                            f"{names[j]} better" if lo > 0 else f"{names[j]} worse" if hi < 0 else
+                            "no measurable difference") + f" ({diff})")
+                    diffs.append(diff)
+                lines.append(f"| {bench} | {split} | {len(problems[0].get((bench, split), {}))} | {metric} | "
+                             + " | ".join(f"{x['mean']:.3f} [{x['ci95'][0]:.2f}, {x['ci95'][1]:.2f}]" for x in row)
+                             + " | " + " | ".join(diffs) + " |")
+    return lines, verdicts
+
+
+def training_section(rl_run: Path, figure_dir: Path) -> list[str]:
+    """The RL run's curves, first against last steps: reward, accuracy, entropy, the training
+    accuracy per difficulty, the controller's difficulty, what was trained."""
+    rows = [json.loads(line) for line in (rl_run / "metrics.jsonl").read_text().splitlines() if line.strip()]
     k = max(1, min(5, len(rows) // 4))
+
     def mean(key: str, part: list[dict]) -> float:
         values = [r[key] for r in part if r.get(key) is not None]  # entropy: None when no row trained
         return sum(values) / len(values) if values else float("nan")
 
-    lines += ["", f"RL training ({rl_run.name}, {len(rows)} steps; first and last {k} steps' means; curves in "
-              f"{shown(rl_run / 'curves.png')}):", ""]
+    lines = [f"RL training ({rl_run.name}, {len(rows)} steps; first and last {k} steps' means; curves in "
+             f"{shown(rl_run / 'curves.png')}):", ""]
     config = rl_run / "config.yaml"
     saved = (yaml.safe_load(config.read_text()) or {}) if config.is_file() else {}
     trainable = saved.get("optim", {}).get("trainable")
@@ -196,16 +201,39 @@ def summary(sft: Path, rl: Path, rl_run: Path, out: Path, timings: list[tuple[st
     for split, (first, last, n_first, n_last) in training_accuracy(rl_run / "samples.jsonl", k).items():
         lines.append(f"- accuracy at {split} (rollouts of the first and last {k} steps that drew it: {n_first} and "
                      f"{n_last}): {first:.3f} -> {last:.3f}")
-    if (out.parent / "rl_accuracy.png").is_file():
-        lines.append(f"- training accuracy per difficulty, step by step: {shown(out.parent / 'rl_accuracy.png')}")
+    if (figure_dir / "rl_accuracy.png").is_file():
+        lines.append(f"- training accuracy per difficulty, step by step: {shown(figure_dir / 'rl_accuracy.png')}")
     for key in sorted(x for x in rows[-1] if x.startswith("difficulty/")):
         lines.append(f"- {key} (adaptive controller, top of the window): {rows[0][key]} at step 1, "
                      f"{max(r[key] for r in rows)} at most, {rows[-1][key]} at the end")
+    return lines
+
+
+def timing_section(timings: list[tuple[str, float, float]]) -> list[str]:
+    lines = ["Time per step (this run; a step done by an earlier run costs nothing):", "",
+             "| step | CPU s | wall s |", "|---|---:|---:|"]
+    lines += [f"| {name} | {cpu:.1f} | {wall:.1f} |" for name, cpu, wall in timings]
+    return lines + [f"| total | {sum(t[1] for t in timings):.1f} | {sum(t[2] for t in timings):.1f} |"]
+
+
+def summary(sft: Path, rl: Path, rl_run: Path, out: Path, timings: list[tuple[str, float, float]] = ()) -> str:
+    """What the RL stage did, from the files the steps wrote: held-out pass@k of both models with
+    their bootstrap intervals, per difficulty; RL - SFT on pass@1 with a paired bootstrap interval
+    over the same problems (the verdict); the training curves' start and end (reward, accuracy, the
+    adaptive controller's difficulty), the training accuracy per difficulty (the mean falls when
+    the controller adds a harder one); CPU and wall seconds per step. Written to `out` and returned."""
+    table, verdicts = heldout_section([("SFT", sft), ("RL", rl)])
+    lines = ["# make demo: SFT, then RL", "", f"Held-out problems ({sft.name} vs {rl.name}; mean over problems "
+             "[bootstrap 95% interval]; RL - SFT on pass@1 with a paired bootstrap interval over the same problems):",
+             "", *table]
+    figure = out.parent / "sft_vs_rl.png"
+    if figure.is_file():
+        lines += ["", f"Figure: {shown(figure)} (pass@k of both models per split, with the bands)."]
+    lines += ["", "pass@1, RL against SFT (better / worse: the paired interval excludes 0):", ""]
+    lines += [f"- {v}" for v in verdicts]
+    lines += ["", *training_section(rl_run, out.parent)]
     if timings:
-        lines += ["", "Time per step (this run; a step done by an earlier run costs nothing):", "",
-                  "| step | CPU s | wall s |", "|---|---:|---:|"]
-        lines += [f"| {name} | {cpu:.1f} | {wall:.1f} |" for name, cpu, wall in timings]
-        lines.append(f"| total | {sum(t[1] for t in timings):.1f} | {sum(t[2] for t in timings):.1f} |")
+        lines += ["", *timing_section(timings)]
     text = "\n".join(lines) + "\n"
     out.write_text(text)
     return text
