@@ -73,22 +73,48 @@ def test_paper_run_trains_on_cpu(name, tiny, tmp_path):
         assert all(s["id"].startswith("races-sequential-1-") for s in samples)
 
 
-def test_eval_cpu_variant(tiny, tmp_path):
-    """configs/eval/races_smoke.yaml, the CPU stand-in for races_paper.yaml, on a held-out RACES split."""
+def documented_commands(config: Path) -> list[str]:
+    """The commands a config's header documents (comment lines `#   python ...`), in order."""
+    return [line.split("#", 1)[1].strip() for line in config.read_text().splitlines()
+            if line.startswith("#   python ")]
+
+
+def run_documented(commands: list[str], cwd: Path) -> None:
+    """Run documented commands as written, in process, from cwd (which holds a link to configs/)."""
+    import os
+    import shlex
+
     import evaluate
     import generate
+    import train
+    from utils.tiny import build_tiny
 
-    data = tmp_path / "races_eval"
-    generate.main(["--config", str(ROOT / "configs/generate/races.yaml"), f"out={data}", "races.split=test",
-                   "races.count=8", "seed=1"])
-    text = (ROOT / "configs/eval/races_smoke.yaml").read_text().replace("runs/smoke/races_eval", str(data))
-    (tmp_path / "eval.yaml").write_text(text)
-    threads = torch.get_num_threads()
+    entry = {"generate.py": generate.main, "evaluate.py": evaluate.main, "train.py": train.main}
+    here, threads = os.getcwd(), torch.get_num_threads()
+    os.chdir(cwd)
     try:
-        evaluate.main(["--config", str(tmp_path / "eval.yaml"), f"model={tiny}", f"out_root={tmp_path}"])
+        for cmd in commands:
+            argv = shlex.split(cmd)
+            assert argv[0] == "python", cmd
+            if argv[1:3] == ["-m", "utils.tiny"]:
+                build_tiny(argv[3])
+            else:
+                entry[argv[1]](argv[2:])
     finally:
+        os.chdir(here)
         torch.set_num_threads(threads)
-    results = json.loads((tmp_path / "smoke" / "races_eval" / "results.json").read_text())
+
+
+def test_eval_cpu_variant_runs_as_documented(tmp_path):
+    """configs/eval/races_smoke.yaml, the CPU stand-in for races_paper.yaml: its header's commands (build the
+    tiny model, generate a held-out RACES split, evaluate) run as written; the data and the evaluation land in
+    separate folders, so the evaluation does not find the generator's fingerprint in its folder."""
+    commands = documented_commands(ROOT / "configs/eval/races_smoke.yaml")
+    assert [c.split()[1] for c in commands] == ["-m", "generate.py", "evaluate.py"]
+    (tmp_path / "configs").symlink_to(ROOT / "configs")
+    run_documented(commands, tmp_path)
+    results = json.loads((tmp_path / "runs/smoke/races_eval/results.json").read_text())
     races = results["benchmarks"]["races"]
-    assert races["problems"] == 8 and sum(races["status_counts"].values()) == 16  # n = 2 samples each, all graded
+    assert races["problems"] == 16 and sum(races["status_counts"].values()) == 32  # n = 2 samples each, all graded
     assert 0.0 <= races["splits"]["all"]["pass@1"]["mean"] <= 1.0
+    assert (tmp_path / "runs/data/races_smoke/manifest.json").is_file()
