@@ -1,5 +1,6 @@
 """The RACES paper runs (configs/paper/races_*.yaml): their settings, and each trains on CPU at the
-tiny model's size (the smoke variant's overrides), so a typo in a paper config fails here."""
+tiny model's size (the smoke variant's overrides), so a typo in a paper config fails here. The
+model-written bricks of the races300 pool come from configs/paper/races_bricks.yaml on replayed answers."""
 from __future__ import annotations
 
 import json
@@ -14,30 +15,48 @@ from utils.config import load_or_raise
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = ROOT / "configs" / "paper"
 SIZES = range(2, 7)
+REPLAY = ROOT / "tests" / "data" / "races_bricks.jsonl"
 
 
-def cpu_overrides(tiny: str, out: Path) -> list[str]:
-    """What configs/smoke/races.yaml changes, and one step."""
+@pytest.fixture(scope="module")
+def bricks(tmp_path_factory) -> Path:
+    """runs/data/races_bricks as configs/paper/races_bricks.yaml writes it, from the recorded answers."""
+    import generate
+
+    out = tmp_path_factory.mktemp("races_bricks")
+    generate.main(["--config", str(PAPER / "races_bricks.yaml"), f"out={out}", "bricks.engine.backend=replay",
+                   f"bricks.engine.replay_path={REPLAY}"])
+    return out
+
+
+def cpu_overrides(tiny: str, out: Path, bricks: Path | None = None) -> list[str]:
+    """What configs/smoke/races.yaml changes, and one step; the model-written bricks from `bricks`."""
     return [f"model={tiny}", f"out_dir={out}", "cpu_threads=1", "gradient_checkpointing=false", "rl.steps=1",
             "rl.batch_size=4", "rl.group_size=2", "rl.micro_batch_size=4", "rl.max_tokens=8", "rl.engine.backend=hf",
-            "save_every=1"]
+            "save_every=1", "data.sources.0.params.composites=400"] + \
+        ([f"data.sources.0.params.brick_dirs=[{bricks}]"] if bricks else [])
 
 
-def load(name: str, tiny: str, out: Path):
+def load(name: str, tiny: str, out: Path, bricks: Path):
     import train
+    import yaml
 
-    return load_or_raise(train.TrainConfig, ["--config", str(PAPER / name), *cpu_overrides(tiny, out)])
+    raw = yaml.safe_load((PAPER / name).read_text())
+    has_bricks = bool(raw.get("data", {}).get("sources", [{}])[0].get("params", {}).get("brick_dirs", [1]))
+    return load_or_raise(train.TrainConfig, ["--config", str(PAPER / name),
+                                             *cpu_overrides(tiny, out, bricks if has_bricks else None)])
 
 
-def test_paper_settings(tiny, tmp_path):
+def test_paper_settings(tiny, tmp_path, bricks):
     raw = (PAPER / "races_300.yaml").read_text()
-    assert "model: deepseek-ai/DeepSeek-R1-Distill-Qwen-14B" in raw and "Qwen/Qwen3-14B" in raw
+    assert "model: deepseek-ai/DeepSeek-R1-Distill-Qwen-14B" in raw
     import yaml
 
     assert yaml.safe_load(raw)["rl"]["steps"] == 200  # races line 47
+    assert yaml.safe_load((PAPER / "races_300_qwen3_14b.yaml").read_text())["model"] == "Qwen/Qwen3-14B"
     sizes = {}
     for name in ["races_300.yaml", "races_50.yaml", "races_individual.yaml"] + [f"races_size{k}.yaml" for k in SIZES]:
-        cfg = load(name, tiny, tmp_path)
+        cfg = load(name, tiny, tmp_path, bricks)
         (source,) = cfg.data.sources
         env = envs.make(source.env, **source.params)
         recs = [env.generate(seed, source.difficulty) for seed in range(12)]
@@ -48,6 +67,9 @@ def test_paper_settings(tiny, tmp_path):
         else:
             assert ops <= {"sequential", "parallel", "sort", "select"} and len(ops) >= 3
         assert len(env.pool.bricks) == (50 if name == "races_50.yaml" else 300)
+        assert env.sampling == "search" and env.pool.bank is not None  # drawn from the frontier search's bank
+        if name != "races_50.yaml":  # the model-written bricks are in the pool, run in the sandbox
+            assert {"count_peaks", "median_value"} <= env.pool.bricks.keys()
     assert sizes["races_individual.yaml"] == {1}
     assert sizes["races_300.yaml"] <= {2, 3, 4, 5} and len(sizes["races_300.yaml"]) >= 3
     for k in SIZES:
@@ -55,12 +77,13 @@ def test_paper_settings(tiny, tmp_path):
 
 
 @pytest.mark.parametrize("name", ["races_individual.yaml", "races_300.yaml", "races_50.yaml"])
-def test_paper_run_trains_on_cpu(name, tiny, tmp_path):
+def test_paper_run_trains_on_cpu(name, tiny, tmp_path, bricks):
     import train
 
     threads = torch.get_num_threads()
     try:
-        train.main(["--config", str(PAPER / name), *cpu_overrides(tiny, tmp_path)])
+        train.main(["--config", str(PAPER / name),
+                    *cpu_overrides(tiny, tmp_path, None if name == "races_50.yaml" else bricks)])
     finally:
         torch.set_num_threads(threads)
     run = tmp_path / "paper" / name.removesuffix(".yaml")
