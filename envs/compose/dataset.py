@@ -30,9 +30,10 @@ from utils.config import field
 
 @dataclass
 class RacesGenConfig:
-    pool: str = field("all", help="named brick pool (envs/compose/bricks: all, base50, core50); `all` starts with base50")
-    pool_size: int = field(0, help="use only the first N bricks of the pool (0: all of it); pool=all pool_size=50 "
-                                   "is the paper's 50-base-environment setting")
+    pool: str = field("all", help="named brick pool: the paper's races300 and races50 (files in envs/compose/pools/; "
+                                  "races300 needs its model-written bricks in brick_dirs), or all, base50, core50 "
+                                  "(envs/compose/bricks); `all` starts with base50")
+    pool_size: int = field(0, help="use only the first N bricks of the pool (0: all of it)")
     min_size: int = field(2, help="smallest composition size (paper: paths shorter than 2 are rejected, races line "
                                   "65); 1 with max_size 1: single bricks, the paper's RL_individual baseline")
     max_size: int = field(5, help="largest composition size (paper: 5; at most 6)")
