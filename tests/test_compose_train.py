@@ -141,3 +141,17 @@ def test_eval_cpu_variant_runs_as_documented(tmp_path):
     assert races["problems"] == 16 and sum(races["status_counts"].values()) == 32  # n = 2 samples each, all graded
     assert 0.0 <= races["splits"]["all"]["pass@1"]["mean"] <= 1.0
     assert (tmp_path / "runs/data/races_smoke/manifest.json").is_file()
+
+
+def test_smoke_run_as_documented(tmp_path):
+    """configs/smoke/races.yaml's header: build the tiny model, write the pool's model-written bricks from the
+    recorded answers, train two steps on the races300 pool, all as written."""
+    commands = documented_commands(ROOT / "configs/smoke/races.yaml")
+    assert [c.split()[1] for c in commands] == ["-m", "generate.py", "train.py"]
+    for d in ("configs", "tests"):
+        (tmp_path / d).symlink_to(ROOT / d)
+    run_documented(commands, tmp_path)
+    run = tmp_path / "runs/smoke/races"
+    metrics = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [m["step"] for m in metrics] == [1, 2] and all(m["score_errors"] == 0 for m in metrics)
+    assert len(json.loads((tmp_path / "runs/data/races_bricks/manifest.json").read_text())["bricks"]) == 4
