@@ -8,6 +8,8 @@ them with pass@k across checkpoints.
     python analyze.py ... inputs=['runs/eval/vanilla_step_*/samples.jsonl']      # a glob: checkpoints in step order
     python analyze.py novelty-signal runs/paper/gspo_novelty     # top-k vs mean NLL within-group signal
     python analyze.py compare-runs runs/paper/pilot/grpo_vanilla runs/paper/pilot/gspo_vanilla --out DIR  # training curves side by side
+    python analyze.py cases runs/eval/base runs/eval/individual runs/eval/races --labels Base,RL_individual,RL_RACES \
+        --config configs/eval/races_paper.yaml --out runs/analysis/races_cases   # RACES case studies (Appendix E)
 
 Inputs are samples.jsonl files from evaluate.py or train.py, SFT-trace rows (`responses`: one trace
 each), or any JSONL with a response text and optionally `correct`, a problem id, a benchmark, a
@@ -839,7 +841,111 @@ def novelty_signal(run: Path) -> dict:
     return report
 
 
+CASES_USAGE = """usage: analyze.py cases RUN_1 RUN_2 ... --out DIR [--labels A,B,...] [--config EVAL.yaml]
+                        [--benchmarks b1,b2] [--per-benchmark N] [--excerpt-chars N]
+
+Case studies in the RACES paper's way (races section 5.4 and Appendix E: "prompts and key response excerpts
+... emphasizing decision points where Base, RLindividual, and RLRACES diverge", the same problems for all
+models). RUN_i are evaluate.py runs of the same benchmarks (the last is the method, the others its
+baselines). Per benchmark, the problems where the last run's solve rate most exceeds the best other run's
+are chosen (ties: lower baseline rate, then problem id); for each, every run's solve rate and one response
+of each run: a solved one for the last run, an unsolved one for the others where they have one (their
+failure), else the first. With --config (the evaluation config the runs used) the prompt is shown too.
+Writes DIR/cases.md (prompt, rates, the last --excerpt-chars characters of each response) and
+DIR/cases.jsonl (the whole responses: the paper releases them as supplementary material)."""
+
+
+def case_studies(runs: list[Path], labels: list[str], out: Path, config: str = "", benchmarks: list[str] | None = None,
+                 per_benchmark: int = 3, excerpt_chars: int = 1500) -> dict:
+    from utils.records import atomic_write_text, read_jsonl_tolerant
+
+    samples: list[dict] = []  # per run: (benchmark, problem_id) -> rows
+    for run in runs:
+        by: dict = defaultdict(list)
+        for row in read_jsonl_tolerant(run / "samples.jsonl"):
+            by[(row["benchmark"], row["problem_id"])].append(row)
+        samples.append(by)
+    common = set(samples[0]).intersection(*samples[1:])
+    if benchmarks:
+        common = {k for k in common if k[0] in benchmarks}
+    prompts: dict = {}
+    if config:
+        import evaluate
+        from utils.benchmarks import load_problems
+        from utils.config import load_or_raise
+
+        cfg = load_or_raise(evaluate.EvalConfig, ["--config", config, "model=cases"], validate=False)
+        for b in cfg.benchmarks:
+            if not benchmarks or b.name in benchmarks:
+                for p in load_problems(b):
+                    prompts[(b.name, p.id)] = p.prompt[-1]["content"]
+    rate = lambda rows: sum(bool(r.get("correct")) for r in rows) / len(rows)  # noqa: E731
+    cases, lines = [], [f"# Case studies: {', '.join(labels)}", "",
+                        f"Runs: {', '.join(f'{lab} = `{run}`' for lab, run in zip(labels, runs))}. Problems where "
+                        f"{labels[-1]} diverges most from the others (solve rate over the best other run's); whole "
+                        f"responses in cases.jsonl.", ""]
+    for bench in sorted({b for b, _ in common}):
+        keys = [k for k in common if k[0] == bench]
+        scored = sorted(keys, key=lambda k: (-(rate(samples[-1][k]) - max(rate(s[k]) for s in samples[:-1])),
+                                             max(rate(s[k]) for s in samples[:-1]), k[1]))
+        lines += [f"## {bench}", ""]
+        for k in scored[:per_benchmark]:
+            rates = {lab: rate(s[k]) for lab, s in zip(labels, samples)}
+            picked = {}
+            for i, (lab, s) in enumerate(zip(labels, samples)):
+                rows = sorted(s[k], key=lambda r: r.get("sample", 0))
+                want = i == len(samples) - 1  # the method: a solved response; baselines: a failure
+                picked[lab] = next((r for r in rows if bool(r.get("correct")) == want), rows[0])
+            case = {"benchmark": bench, "problem_id": k[1], "prompt": prompts.get(k), "solve_rate": rates,
+                    "responses": {lab: {"sample": r.get("sample"), "correct": bool(r.get("correct")),
+                                        "response": r.get("response", "")} for lab, r in picked.items()}}
+            cases.append(case)
+            lines += [f"### {bench} / {k[1]}", "", "solve rate: " + ", ".join(f"{lab} {v:.2f}" for lab, v in rates.items()), ""]
+            if case["prompt"] is not None:
+                lines += ["Prompt:", "", "```text", case["prompt"].strip(), "```", ""]
+            for lab, r in case["responses"].items():
+                text = r["response"] or ""
+                cut = text[-excerpt_chars:]
+                lines += [f"**{lab}** (sample {r['sample']}, {'solved' if r['correct'] else 'not solved'}, "
+                          f"{len(text)} characters{', last ' + str(excerpt_chars) if len(text) > excerpt_chars else ''}):",
+                          "", "```text", ("..." if len(text) > excerpt_chars else "") + cut.strip(), "```", ""]
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out / "cases.md", "\n".join(lines) + "\n")
+    atomic_write_text(out / "cases.jsonl", "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases))
+    return {"out": str(out), "cases": len(cases), "benchmarks": sorted({c["benchmark"] for c in cases})}
+
+
+def cases_main(argv: list[str]) -> None:
+    import argparse
+
+    if "-h" in argv or "--help" in argv:
+        print(CASES_USAGE)
+        return
+    p = argparse.ArgumentParser(prog="analyze.py cases", usage=CASES_USAGE)
+    p.add_argument("runs", nargs="+")
+    p.add_argument("--out", required=True)
+    p.add_argument("--labels", default="")
+    p.add_argument("--config", default="")
+    p.add_argument("--benchmarks", default="")
+    p.add_argument("--per-benchmark", type=int, default=3)
+    p.add_argument("--excerpt-chars", type=int, default=1500)
+    a = p.parse_args(argv)
+    runs = [Path(r) for r in a.runs]
+    labels = a.labels.split(",") if a.labels else [r.name for r in runs]
+    missing = [str(r) for r in runs if not (r / "samples.jsonl").is_file()]
+    if len(runs) < 2 or missing or len(labels) != len(runs) or a.per_benchmark < 1:
+        print(f"analyze.py cases: give two or more evaluate.py runs (with samples.jsonl; missing: {missing}), as "
+              f"many --labels, --per-benchmark >= 1", file=sys.stderr)
+        sys.exit(2)
+    r = case_studies(runs, labels, Path(a.out), a.config, [b for b in a.benchmarks.split(",") if b],
+                     a.per_benchmark, a.excerpt_chars)
+    print(f"wrote {r['out']}/cases.md and cases.jsonl: {r['cases']} case(s) on {', '.join(r['benchmarks']) or 'no benchmark'}")
+
+
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["cases"]:
+        cases_main(argv[1:])
+        return
     if argv[:1] == ["novelty-signal"]:
         if len(argv) != 2 or not (Path(argv[1]) / "metrics.jsonl").is_file():
             sys.exit("analyze.py novelty-signal: give one train.py run directory (with metrics.jsonl)")

@@ -1,4 +1,5 @@
-"""Evaluate a model with pass@k on math, code and env benchmarks.
+"""Evaluate a model with pass@k on math, code, env, instruction-following (IFEval), multiple-choice
+(LongBench v2) and exact-answer (Enigmata) benchmarks.
 
     python evaluate.py --config configs/eval/olymmath_hard.yaml model=runs/x/step_200 n=32
     python evaluate.py compare runs/eval_a runs/eval_b            # solve sets and pass@k deltas
@@ -130,6 +131,21 @@ class Graders:
                 self._math = MathGrader(self.cfg.grading_workers, self.cfg.grading_timeout_s)
             return [{"correct": g.correct, "status": g.status, "extracted": g.extracted}
                     for g in self._math.grade([(problem.gold, t) for t in texts])]
+        if bench.kind == "ifeval":
+            from utils.ifeval import grade_ifeval
+
+            out = []
+            for t in texts:
+                g = grade_ifeval(problem.gold, t)
+                out.append({"correct": g.strict, "status": g.status, "extracted": None, "loose": g.loose,
+                            "followed": g.followed})
+            return out
+        if bench.kind in ("choice", "answer"):
+            from utils.grading import grade_answer, grade_choice
+
+            grade = grade_choice if bench.kind == "choice" else grade_answer
+            return [{"correct": g.correct, "status": g.status, "extracted": g.extracted}
+                    for g in (grade(problem.gold, t) for t in texts)]
         if bench.kind == "code":
             from utils.codegrade import extract_code, grade_code
 

@@ -10,6 +10,7 @@ import base64
 import json
 import pickle
 import random
+import re
 import zlib
 from dataclasses import dataclass, field as dc_field
 from pathlib import Path
@@ -18,14 +19,16 @@ from typing import Any, Dict
 from utils.config import field
 from utils.engine import chat
 
-KINDS = ("math", "code", "env")
+KINDS = ("math", "code", "env", "ifeval", "choice", "answer")
 MATH_SUFFIX = "\n\nPlease reason step by step, and put your final answer within \\boxed{}."
 
 
 @dataclass
 class BenchmarkConfig:
     name: str = field("bench", help="label used in outputs")
-    kind: str = field("math", help="grader: math (math-verify), code (sandboxed tests), env (envs.score)",
+    kind: str = field("math", help="grader: math (math-verify), code (sandboxed tests), env (envs.score), ifeval "
+                                    "(IFEval's verifiable instructions, utils/ifeval.py), choice (multiple choice in "
+                                    "LongBench v2's answer format), answer (exact final answer: Enigmata)",
                       choices=KINDS)
     path: str = field("", help="HF dataset id, a local .jsonl/.json/.parquet file, a glob of such files (e.g. "
                               "data/livecodebench/test*.jsonl: every release file, concatenated), or a directory "
@@ -36,7 +39,8 @@ class BenchmarkConfig:
     split: str = field("test", help="HF split; for a directory of shards, the shard prefix (test-*.jsonl)")
     fields: Dict[str, str] = field({}, help="our field -> dataset column: id, problem, answer, difficulty "
                                             "(code: tests, public_tests, private_tests, starter_code, "
-                                            "func_name, difficulty, date)")
+                                            "func_name, difficulty, date; ifeval: instructions, kwargs; choice: "
+                                            "context, choices = one list column or comma-separated columns)")
     sample: int = field(0, help="evaluate a fixed-seed random subset of this many problems (0: all), "
                                 "e.g. the paper's N=100 OMEGA subsets")
     sample_seed: int = field(0, help="seed of that subset")
@@ -45,7 +49,8 @@ class BenchmarkConfig:
     system_prompt: str = field("", help="system message for every problem")
     template: str = field("", help="user message, {problem} replaced by the problem; empty: the kind's "
                                    "default (math: ask for the answer in \\boxed{}; code: ask for a python block)")
-    difficulty: str = field("", help="code: keep only this difficulty (easy/medium/hard)")
+    difficulty: str = field("", help="code, choice, answer: keep only this difficulty (code: easy/medium/hard; "
+                                     "LongBench v2 with fields.difficulty: length: short/medium/long)")
     date_from: str = field("", help="code: keep problems dated on or after this (YYYY-MM-DD)")
     date_to: str = field("", help="code: keep problems dated on or before this (YYYY-MM-DD)")
     timeout_s: float = field(6.0, help="code: per-test time limit in seconds")
@@ -67,7 +72,17 @@ DEFAULT_FIELDS = {
              "private_tests": "private_test_cases", "starter_code": "starter_code", "func_name": "metadata",
              "difficulty": "difficulty", "date": "contest_date"},
     "env": {},
+    # google/IFEval
+    "ifeval": {"id": "key", "problem": "prompt", "instructions": "instruction_id_list", "kwargs": "kwargs"},
+    # THUDM/LongBench-v2
+    "choice": {"id": "_id", "problem": "question", "context": "context", "answer": "answer",
+               "choices": "choice_A,choice_B,choice_C,choice_D", "difficulty": "difficulty"},
+    "answer": {"id": "id", "problem": "problem", "answer": "answer", "difficulty": "difficulty"},
 }
+# LongBench v2's zero-shot prompt (its repository's prompts/0shot.txt, in substance)
+CHOICE_TEMPLATE = ("Please read the following text and answer the question below.\n\n<text>\n{context}\n</text>\n\n"
+                   "What is the correct answer to this question: {problem}\nChoices:\n{choices}\n\n"
+                   "Format your response as follows: \"The correct answer is (insert answer here)\".")
 
 
 def _rows(cfg: BenchmarkConfig) -> tuple[list[dict], str]:
@@ -121,7 +136,7 @@ def load_problems(cfg: BenchmarkConfig) -> list[Problem]:
     rows, source = _rows(cfg)
     fields = {**DEFAULT_FIELDS[cfg.kind], **cfg.fields}
     problems = [_problem(cfg, fields, row, i, source) for i, row in enumerate(rows)]
-    if cfg.kind == "code":
+    if cfg.kind in ("code", "choice", "answer"):
         problems = [p for p in problems if _keep_code(cfg, p)]
     if cfg.sample and cfg.sample < len(problems):  # drawn from the id order: independent of file order
         problems = random.Random(cfg.sample_seed).sample(sorted(problems, key=lambda p: p.id), cfg.sample)
@@ -166,6 +181,8 @@ def _problem(cfg: BenchmarkConfig, fields: dict, row: dict, i: int, source: str)
     pid = str(pid) if pid is not None else f"{cfg.name}-{i}"
     problem = _get(row, fields, "problem", cfg, source, i)
     where = f"benchmark {cfg.name}: row {i} of {source} ({pid})"
+    if cfg.kind in ("ifeval", "choice", "answer"):
+        return _other_problem(cfg, fields, row, i, source, pid, problem, where)
     if cfg.kind == "math":
         answer = _get(row, fields, "answer", cfg, source, i)
         if answer is None or not str(answer).strip():  # every response would be silently wrong
@@ -203,6 +220,50 @@ def _problem(cfg: BenchmarkConfig, fields: dict, row: dict, i: int, source: str)
                    gold={"tests": tests, "func_name": func},
                    meta={"difficulty": _get(row, fields, "difficulty", cfg, source, i, required=False),
                          "date": str(_get(row, fields, "date", cfg, source, i, required=False) or "")})
+
+
+def _other_problem(cfg: BenchmarkConfig, fields: dict, row: dict, i: int, source: str, pid: str, problem,
+                   where: str) -> Problem:
+    """Problems of the kinds ifeval, choice and answer (graded by utils/ifeval.py and utils/grading.py)."""
+    difficulty = _get(row, fields, "difficulty", cfg, source, i, required=False)
+    if cfg.kind == "ifeval":
+        ids = _get(row, fields, "instructions", cfg, source, i)
+        kwargs = _get(row, fields, "kwargs", cfg, source, i, required=False)
+        kwargs = [{}] * len(ids or []) if kwargs is None else kwargs
+        if isinstance(kwargs, str):
+            kwargs = json.loads(kwargs)
+        if not isinstance(ids, list) or not ids or not isinstance(kwargs, list) or len(kwargs) != len(ids):
+            raise ValueError(f"{where}: needs a non-empty list {fields['instructions']!r} and as many kwargs")
+        from utils.ifeval import CHECKS
+
+        unknown = sorted(set(ids) - set(CHECKS))
+        if unknown:
+            raise ValueError(f"{where}: unknown instruction id(s) {unknown}")
+        text = (cfg.template or "{problem}").replace("{problem}", str(problem))
+        return Problem(id=pid, prompt=chat(text, cfg.system_prompt),
+                       gold={"instruction_id_list": list(ids), "kwargs": [dict(k or {}) for k in kwargs]},
+                       meta={"difficulty": difficulty})
+    answer = _get(row, fields, "answer", cfg, source, i)
+    if answer is None or not str(answer).strip():
+        raise ValueError(f"{where}: empty field {fields['answer']!r} (our 'answer')")
+    if cfg.kind == "answer":
+        text = (cfg.template or "{problem}").replace("{problem}", str(problem))
+        return Problem(id=pid, prompt=chat(text, cfg.system_prompt), gold=str(answer),
+                       meta={"difficulty": difficulty})
+    spec = fields.get("choices", "")
+    options = row.get(spec) if spec in row else [row.get(c.strip()) for c in spec.split(",")]
+    if not isinstance(options, list) or not 2 <= len(options) <= 10 or any(o is None for o in options):
+        raise ValueError(f"{where}: choices {spec!r} must name 2-10 present columns or one list column")
+    letters = "ABCDEFGHIJ"[:len(options)]
+    gold = str(answer).strip()
+    gold = letters[int(gold)] if gold.isdigit() and int(gold) < len(options) else gold.upper()
+    if gold not in letters:
+        raise ValueError(f"{where}: answer {answer!r} is not one of {list(letters)} (or an index)")
+    context = _get(row, fields, "context", cfg, source, i, required=False) or ""
+    listed = "\n".join(f"({letter}) {option}" for letter, option in zip(letters, options))
+    values = {"context": str(context), "choices": listed, "problem": str(problem)}
+    text = re.sub(r"\{(context|choices|problem)\}", lambda m: values[m.group(1)], cfg.template or CHOICE_TEMPLATE)
+    return Problem(id=pid, prompt=chat(text, cfg.system_prompt), gold=gold, meta={"difficulty": difficulty})
 
 
 def code_prompt(problem: str, starter: str) -> str:

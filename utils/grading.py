@@ -1,8 +1,11 @@
-"""Math answer grading: extract the final answer, compare with math-verify, in killable workers.
+"""Answer grading. Math: extract the final answer, compare with math-verify, in killable workers.
 
     grade_math(gold, response) -> bool            one answer, in this process
     MathGrader(workers=2).grade(pairs)            many answers, each in a worker process with a
                                                   hard timeout; an overrun is wrong and reported
+    grade_choice(gold_letter, response) -> Grade  multiple choice, LongBench v2's answer format (kind choice)
+    grade_answer(gold, response) -> Grade         exact final answer after normalisation (kind answer:
+                                                  Enigmata); IFEval's instructions: utils/ifeval.py
 
 Why workers: math-verify's own timeout uses SIGALRM, which fails outside the main thread and
 cancels any outer alarm, and cannot interrupt C code (sympy evaluating 10^{10^{10^{10}}}).
@@ -10,6 +13,7 @@ Only killing a process reliably stops that, so the pool replaces a worker that o
 """
 from __future__ import annotations
 
+import json
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -159,3 +163,78 @@ class MathGrader:
 
     def __exit__(self, *exc):
         self.close()
+
+
+# ------------------------------------------------------------------ multiple choice (LongBench v2)
+
+_CHOICE_PATTERNS = (re.compile(r"The correct answer is \(([A-J])\)"), re.compile(r"The correct answer is ([A-J])\b"))
+
+
+def after_thinking(response) -> str:
+    """The response without a reasoning model's thinking (up to the last </think>); '' for a non-string."""
+    if not isinstance(response, str):
+        return ""
+    cut = response.rfind("</think>")
+    return response[cut + len("</think>"):] if cut >= 0 else response
+
+
+def extract_choice(response) -> str | None:
+    """The letter of 'The correct answer is (X)' (LongBench v2's answer format and extraction: markdown
+    asterisks removed, the parenthesised form first, then the bare letter), from the text after any
+    thinking; the last such statement counts. None if there is none."""
+    text = after_thinking(response)[-20000:].replace("*", "")
+    for pattern in _CHOICE_PATTERNS:
+        found = pattern.findall(text)
+        if found:
+            return found[-1]
+    return None
+
+
+def grade_choice(gold: str, response) -> Grade:
+    letter = extract_choice(response)
+    if letter is None:
+        return Grade(False, "no_answer", None)
+    return Grade(letter == str(gold).strip().upper(), "ok", letter)
+
+
+# ------------------------------------------------------------------ exact answers (Enigmata)
+
+
+def final_answer(response) -> str | None:
+    """The final answer of a response (after any thinking): the last <answer></answer> block, else the
+    last \\boxed{}, else the last [[...]], else the last non-empty line. None if empty or too long."""
+    text = after_thinking(response)
+    close = text.rfind("</answer>")
+    open_ = text.rfind("<answer>", 0, close) if close >= 0 else -1
+    if open_ >= 0:
+        found = text[open_ + len("<answer>"):close]
+    else:
+        found = last_boxed(text)
+        if found is None:
+            m = re.findall(r"\[\[(.*?)\]\]", text[-20000:], flags=re.DOTALL)
+            found = m[-1] if m else next((ln for ln in reversed(text.strip().splitlines()) if ln.strip()), None)
+    if found is None or not found.strip() or len(found) > 20 * MAX_ANSWER_CHARS:
+        return None
+    return found.strip()
+
+
+def normalize_answer(text: str) -> str:
+    """Canonical form for comparing answers: JSON values re-serialised compactly; otherwise lower case,
+    no whitespace, surrounding quotes, dollars and a final full stop dropped."""
+    s = str(text).strip()
+    try:
+        value = json.loads(s)
+        if isinstance(value, (list, dict)):
+            return json.dumps(value, sort_keys=True, separators=(",", ":")).lower()
+    except (ValueError, RecursionError):
+        pass
+    s = s.strip("$").strip().strip("\"'").rstrip(".")
+    return re.sub(r"\s+", "", s).lower()
+
+
+def grade_answer(gold: str, response) -> Grade:
+    """Exact match of the final answer with the gold after normalize_answer. Never raises."""
+    answer = final_answer(response)
+    if answer is None:
+        return Grade(False, "no_answer", None)
+    return Grade(normalize_answer(answer) == normalize_answer(gold), "ok", answer[:200])

@@ -30,9 +30,10 @@ from utils.config import field
 
 @dataclass
 class RacesGenConfig:
-    pool: str = field("all", help="named brick pool (envs/compose/bricks: all, base50, core50); `all` starts with base50")
-    pool_size: int = field(0, help="use only the first N bricks of the pool (0: all of it); pool=all pool_size=50 "
-                                   "is the paper's 50-base-environment setting")
+    pool: str = field("all", help="named brick pool: the paper's races300 and races50 (files in envs/compose/pools/; "
+                                  "races300 needs its model-written bricks in brick_dirs), or all, base50, core50 "
+                                  "(envs/compose/bricks); `all` starts with base50")
+    pool_size: int = field(0, help="use only the first N bricks of the pool (0: all of it)")
     min_size: int = field(2, help="smallest composition size (paper: paths shorter than 2 are rejected, races line "
                                   "65); 1 with max_size 1: single bricks, the paper's RL_individual baseline")
     max_size: int = field(5, help="largest composition size (paper: 5; at most 6)")
@@ -91,7 +92,7 @@ class RacesGenConfig:
 
 
 def generate_races(cfg: RacesGenConfig, out: str, seed: int, shard_size: int) -> dict:
-    from envs.compose.bricks import pool_bricks
+    from envs.compose.bricks import resolve_pool
     from envs.compose.filters import Limits
     from utils.records import atomic_write_text, derive_seed, shard_path, write_jsonl
 
@@ -107,7 +108,7 @@ def generate_races(cfg: RacesGenConfig, out: str, seed: int, shard_size: int) ->
 
     from envs.compose.llm_bricks import load_bricks
 
-    pool = Pool(pool_bricks(cfg.pool, cfg.pool_size) + [b for d in cfg.brick_dirs for b in load_bricks(d)],
+    pool = Pool(resolve_pool(cfg.pool, cfg.pool_size, [b for d in cfg.brick_dirs for b in load_bricks(d)]),
                 Limits(cfg.max_steps, cfg.timeout_s))
     # Some composites do not suit the operator drawn for them (loop needs X == Y, branch a predicate
     # on X), so unless `composites` is set, search for more until each record has its own composite
@@ -151,21 +152,9 @@ def generate_races(cfg: RacesGenConfig, out: str, seed: int, shard_size: int) ->
 def fresh(pool, chain, rng: random.Random, seen: set, tries: int):
     """The composite `chain` run on a fresh input: its first brick's sampler is drawn until the whole
     path passes the filter on an input no earlier record used; None after `tries` draws."""
-    from envs.compose.search import grow, start
-    from envs.compose.types import canon
+    from envs.compose.search import rerun
 
-    bricks = [pool.brick(n) for n in chain.steps]
-    for _ in range(tries):
-        run = start(bricks[0].sample(rng), bricks[0].x)
-        if canon(run.states[0]) in seen:
-            continue
-        for b in bricks:
-            run = grow(b, run, [], pool.limits)
-            if type(run) is str:
-                break
-        else:
-            return run
-    return None
+    return rerun(pool, chain.steps, rng, seen, tries)
 
 
 def build_records(cfg: RacesGenConfig, pool, composites: list, seed: int) -> tuple[list[dict], int, int, list]:

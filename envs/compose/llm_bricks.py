@@ -364,6 +364,9 @@ def load_bricks(folder: str) -> list:
 
     root = Path(folder)
     manifest = root / "manifest.json"
+    if not root.exists():
+        raise ValueError(f"{folder} does not exist (model-written bricks: write them with generate.py mode=bricks, "
+                         f"e.g. --config configs/paper/races_bricks.yaml)")
     if not manifest.is_file():
         raise ValueError(f"{folder}: no manifest.json (not a generate.py mode=bricks output)")
     out = []

@@ -128,6 +128,10 @@ class Operator:
     endo: ClassVar[bool] = False  # needs a chain whose output type equals its input type
     stay: ClassVar[float] = 0.0  # live sampling: chance of a type-preserving step (see Pool.walk)
 
+    def suits(self, pool: Pool, chain: Chain) -> bool:
+        """Whether build can use this composite at all (live sampling draws only such composites)."""
+        return not self.endo or chain.types[0] == chain.types[-1]
+
     def build(self, rng: random.Random, pool: Pool, chain: Chain) -> Problem | None:
         raise NotImplementedError
 
@@ -158,7 +162,7 @@ class Parallel(Operator):
     def build(self, rng, pool, chain):
         threads = [chain]
         for _ in range(rng.choice(THREADS) - 1):
-            other = pool.walk(rng, chain.size)
+            other = pool.draw(rng, chain.size)  # from the search's bank when the pool has one
             if other is None or any(other.steps == t.steps for t in threads):
                 return None
             threads.append(other)
@@ -181,6 +185,9 @@ class Sort(Operator):
     """The steps shown shuffled, with the input and the final output; answer an order that works."""
     name = "sort"
     stay = 0.75
+
+    def suits(self, pool, chain):
+        return type_orders(pool, chain.steps, chain.types[0], chain.types[-1]) >= 2
 
     def build(self, rng, pool, chain):
         if type_orders(pool, chain.steps, chain.types[0], chain.types[-1]) < 2:

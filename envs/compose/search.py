@@ -1,5 +1,8 @@
-"""Finding valid chains: the paper's frontier-based randomized breadth-first search, and a random
-walk for drawing one chain of a given size (live sampling, the extra threads of an operator).
+"""Finding valid chains: the paper's frontier-based randomized breadth-first search (races line 37:
+"randomized breadth-first traversal with depth, time, and extension limits, while usage-budget
+weighting promotes balanced pool utilization"), the Bank of composites it finds that live sampling
+draws from (RacesEnv, the extra threads of PARALLEL), and a random walk (`Pool.walk`: the BRANCH
+operator's second chain, and live sampling with sampling="walk", which is not the paper's).
 
 A chain is kept with the states it produced on its sampled input: the problem a model sees is
 that chain on that input, and every state of it passed the filter.
@@ -58,6 +61,14 @@ class Pool:
             self.by_input.setdefault(b.x, []).append(b)
         if not self.links:
             raise ValueError("a pool needs at least one brick whose output is not bool")
+
+    bank: "Bank | None" = None  # composites found by `search`: draw() takes chains from it instead of walking
+
+    def draw(self, rng: random.Random, size: int) -> Chain | None:
+        """A chain of `size` steps on a fresh input: from the bank when there is one, else a random walk."""
+        if self.bank is not None:
+            return self.bank.draw(rng, size)
+        return self.walk(rng, size)
 
     def brick(self, name: str) -> Brick:
         """A brick by name; KeyError if neither the pool nor what it knows has it."""
@@ -182,3 +193,73 @@ def search(pool: Pool, cfg: SearchConfig, seed: int) -> SearchResult:
                 rejections["short_path"] += 1  # a one-brick path that cannot grow
         idle = 0 if len(found) > before else idle + 1
     return SearchResult(list(found.values()), rejections, usage, time.perf_counter() - t0, stopped, trees, tried)
+
+
+def rerun(pool: Pool, steps, rng: random.Random, seen: set | None = None, tries: int = 20) -> Chain | None:
+    """The composite `steps` run on a fresh input: its first brick's sampler is drawn until the whole
+    path passes the filter (on an input not in `seen`, given as canonical JSON); None after `tries` draws."""
+    from envs.compose.types import canon
+
+    bricks = [pool.brick(n) for n in steps]
+    for _ in range(tries):
+        run = start(bricks[0].sample(rng), bricks[0].x)
+        if seen is not None and canon(run.states[0]) in seen:
+            continue
+        for b in bricks:
+            run = grow(b, run, [], pool.limits)
+            if type(run) is str:
+                break
+        else:
+            return run
+    return None
+
+
+class Bank:
+    """The composite environments a search found, by size: what live RACES training draws from. A draw
+    picks a composite of the asked size (uniformly: the search's usage-budget weighting already spread the
+    bricks over the composites) and runs it on a fresh input from its first brick's sampler (races line
+    35: "the sampler provides an unlimited stream of training data")."""
+
+    def __init__(self, pool: Pool, result: SearchResult):
+        self.pool, self.result = pool, result
+        self.by_size: dict[int, list[Chain]] = {}
+        for c in result.composites:
+            self.by_size.setdefault(c.size, []).append(c)
+        self._suited: dict[tuple, list[Chain]] = {}
+
+    def sizes(self) -> list[int]:
+        return sorted(self.by_size)
+
+    def suited(self, size: int, op=None) -> list[Chain]:
+        """The composites of this size that the operator can use (op.suits), in search order."""
+        key = (size, getattr(op, "name", ""))
+        if key not in self._suited:
+            chains = self.by_size.get(size, [])
+            self._suited[key] = [c for c in chains if op.suits(self.pool, c)] if op is not None else chains
+        return self._suited[key]
+
+    def draw(self, rng: random.Random, size: int, op=None, tries: int = 5) -> Chain | None:
+        """A composite of `size` steps suited to op, run on a fresh input; None if none runs in `tries` picks."""
+        options = self.suited(size, op)
+        for _ in range(tries if options else 0):
+            run = rerun(self.pool, rng.choice(options).steps, rng)
+            if run is not None:
+                return run
+        return None
+
+
+_BANKS: dict[tuple, Bank] = {}
+
+
+def bank_for(pool: Pool, cfg: SearchConfig, seed: int, key: tuple = ()) -> Bank:
+    """The search's bank for this pool and config (cached in the process under key + the config: the
+    same search is not run twice)."""
+    full = (tuple(pool.bricks), pool.limits, tuple(vars(cfg).items()), seed, key)
+    if full not in _BANKS:
+        _BANKS[full] = Bank(pool, search(pool, cfg, seed))
+    bank = _BANKS[full]
+    if bank.pool is not pool:  # same bricks and limits: share the chains, keep this pool's bricks for reruns
+        shared = Bank.__new__(Bank)
+        shared.pool, shared.result, shared.by_size, shared._suited = pool, bank.result, bank.by_size, {}
+        return shared
+    return bank

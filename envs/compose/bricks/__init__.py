@@ -1,9 +1,15 @@
 """The brick registry (name -> Brick) and the named pools the search draws from.
 
-A pool is an ordered list of brick names; "first N bricks of a pool" is its prefix, so the paper's
-50-vs-all ablation is `pool=all pool_size=50` (the first 50 of `all` are `base50`).
+A pool is an ordered list of brick names; "first N bricks of a pool" is its prefix. Two kinds:
+- in code: base50, core50 and `all` (every registered brick, base50 first: it grows with the registry);
+- a file per pool, envs/compose/pools/<name>.yaml, an explicit list in three parts (algorithmic,
+  model_written, manual) that adding a brick never changes: races300 and races50, the paper's pools.
+  Its model_written names are bricks written by a model (generate.py mode=bricks) that the caller
+  loads from brick_dirs; pool_bricks(..., extra=loaded) resolves them.
 """
 from __future__ import annotations
+
+from pathlib import Path
 
 from envs.compose.brick import Brick
 from envs.compose.bricks import (bitgrids, encodings, exprs, graphs, grids, intervals, lists, matrices, numbers,
@@ -56,22 +62,71 @@ CORE50 = [
     "first_letters", "word_lengths", "transpose", "rotate_clockwise", "flatten", "grid_sum",
     "is_prime", "is_palindrome", "is_sorted", "words_all_distinct", "pair_coprime",
 ]
+POOL_DIR = Path(__file__).resolve().parents[1] / "pools"
+POOL_PARTS = ("algorithmic", "model_written", "manual")
+
+
+def read_pool_file(path: str | Path) -> dict[str, list[str]]:
+    """A pool file's parts (algorithmic, model_written, manual: lists of brick names)."""
+    import yaml
+
+    data = yaml.safe_load(Path(path).read_text()) or {}
+    if not isinstance(data, dict) or set(data) - set(POOL_PARTS) or not all(
+            isinstance(v, list) and all(isinstance(n, str) for n in v) for v in data.values()):
+        raise ValueError(f"{path}: a pool file maps {', '.join(POOL_PARTS)} to lists of brick names")
+    return {k: list(data.get(k) or []) for k in POOL_PARTS}
+
+
+def _file_pools() -> dict[str, list[str]]:
+    out = {}
+    for f in sorted(POOL_DIR.glob("*.yaml")):
+        parts = read_pool_file(f)
+        out[f.stem] = [n for k in POOL_PARTS for n in parts[k]]
+    return out
+
+
 POOLS: dict[str, list[str]] = {
     "base50": BASE50,
     "core50": CORE50,
     "all": BASE50 + [name for name in BRICKS if name not in BASE50],
+    **_file_pools(),
 }
+MODEL_WRITTEN: dict[str, frozenset[str]] = {name: frozenset(read_pool_file(POOL_DIR / f"{name}.yaml")["model_written"])
+                                            for name in _file_pools()}
 
 
-def pool_bricks(pool: str | list[str] = "all", size: int = 0) -> list[Brick]:
-    """The bricks of a named pool (or an explicit list of names), cut to the first `size` if size > 0."""
+def pool_bricks(pool: str | list[str] = "all", size: int = 0, extra: list[Brick] | tuple = ()) -> list[Brick]:
+    """The bricks of a named pool (or an explicit list of names), cut to the first `size` if size > 0.
+    extra: loaded bricks (model-written, from brick_dirs) that the pool's names may refer to. A pool
+    file's model_written names must all be among them."""
+    loaded = {b.name: b for b in extra}
+    where = ""
     if isinstance(pool, str):
         if pool not in POOLS:
             raise ValueError(f"unknown brick pool {pool!r}; known: {', '.join(POOLS)}")
+        where = f" (pool {pool})"
+        missing = sorted(MODEL_WRITTEN.get(pool, frozenset()) - loaded.keys())
+        if missing:
+            raise ValueError(f"pool {pool}: model-written brick(s) {missing} are not in brick_dirs (write them with "
+                             f"generate.py mode=bricks, e.g. --config configs/paper/races_bricks.yaml, and name the "
+                             f"output folder in brick_dirs)")
         pool = POOLS[pool]
-    unknown = [n for n in pool if n not in BRICKS]
+    known = {**BRICKS, **loaded}
+    unknown = [n for n in pool if n not in known]
     if unknown:
-        raise ValueError(f"unknown brick name(s) {unknown}")
+        raise ValueError(f"unknown brick name(s) {unknown}{where}")
     if size < 0:
         raise ValueError(f"pool size must be >= 0, got {size}")
-    return [BRICKS[n] for n in (pool[:size] if size else pool)]
+    return [known[n] for n in (pool[:size] if size else pool)]
+
+
+def resolve_pool(pool: str | list[str], size: int, loaded: list[Brick]) -> list[Brick]:
+    """The bricks a RACES env or dataset draws from, given the model-written bricks loaded from
+    brick_dirs: a pool file names the ones it uses (a loaded brick it does not name is refused, so the
+    pool stays the listed one); any other pool gets them appended."""
+    if isinstance(pool, str) and pool in MODEL_WRITTEN:
+        extra = sorted({b.name for b in loaded} - set(POOLS[pool]))
+        if extra:
+            raise ValueError(f"pool {pool}: brick_dirs holds bricks the pool file does not list: {extra}")
+        return pool_bricks(pool, size, extra=loaded)
+    return pool_bricks(pool, size) + list(loaded)
