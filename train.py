@@ -447,37 +447,52 @@ def stop(cfg: TrainConfig, key: str, msg: str) -> None:
     fail(cfg, key, msg, "train.py")
 
 
+# Every file of the run directory a step appends to; each row carries its "step". A resumed run
+# redoes the steps after its checkpoint, so Log cuts each of these back to the checkpoint's step
+# first (one mechanism for all of them), and Log.append writes to no other file.
+STEP_LOGS = ("metrics.jsonl", "samples.jsonl")
+
+
 class Log:
-    """Rank 0: metrics.jsonl (every step), runs/<name>/curves.png (redrawn at most once a minute and
-    at the end), TensorBoard and Weights & Biases when enabled; a step line on stdout every
-    `log_every` steps (0: at most one per 30 s), always the first and the last, with the adaptive
-    controller's difficulty per env when there is one."""
+    """Rank 0: metrics.jsonl (every step), samples.jsonl (Log.append), runs/<name>/curves.png
+    (redrawn at most once a minute and at the end), TensorBoard and Weights & Biases when enabled;
+    a step line on stdout every `log_every` steps (0: at most one per 30 s), always the first and
+    the last, with the adaptive controller's difficulty per env when there is one."""
 
     def __init__(self, run_dir: Path, cfg: TrainConfig, ctx, resume_step: int):
-        from utils.records import read_jsonl_tolerant, write_jsonl
+        from utils.records import cut_after_step, read_jsonl_tolerant
 
         self.path, self.main, self.run_dir, self.cfg = run_dir / "metrics.jsonl", ctx.main, run_dir, cfg
         self.tb = self.wandb = None
         self.pending, self.printed_at, self.plotted_at = None, 0.0, 0.0
         if not self.main:
             return
-        # a resumed run rewrites the steps after its checkpoint, so each step is logged once
-        self.rows = [m for m in read_jsonl_tolerant(self.path) if m.get("step", 0) <= resume_step]
-        write_jsonl(self.path, self.rows)
+        # a resumed run redoes the steps after its checkpoint: each step is logged once, in every file
+        for name in STEP_LOGS:
+            cut_after_step(run_dir / name, resume_step)
+        self.rows = read_jsonl_tolerant(self.path)
         if cfg.tensorboard:
             from torch.utils.tensorboard import SummaryWriter
 
-            self.tb = SummaryWriter(str(run_dir / "tb"))
+            # the events of steps after the checkpoint that a crashed run wrote are hidden
+            self.tb = SummaryWriter(str(run_dir / "tb"), purge_step=resume_step + 1 if resume_step else None)
         if cfg.wandb:
             self.wandb = _wandb_run(run_dir, cfg)
+
+    def append(self, name: str, rows: list[dict]) -> None:
+        """Rank 0: this step's rows (each with its "step") to one of STEP_LOGS."""
+        if name not in STEP_LOGS:
+            raise ValueError(f"{name} is not in STEP_LOGS: a resume would not cut it back")
+        if self.main:
+            from utils.records import append_jsonl
+
+            append_jsonl(self.run_dir / name, rows)
 
     def __call__(self, step: int, metrics: dict, line: str) -> None:
         if not self.main:
             return
-        from utils.records import append_jsonl
-
         row = {"step": step, **metrics}
-        append_jsonl(self.path, [row])
+        self.append(self.path.name, [row])
         self.rows.append(row)
         scalars = {k: v for k, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
         if self.tb is not None:
@@ -1091,13 +1106,13 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
             if peak:
                 flops = 6 * n_params * metrics["tokens"]  # forward + backward of the policy
                 metrics["mfu"] = flops / (times["train"] * peak * ctx.world)
-            from utils.records import append_jsonl, record_group
+            from utils.records import record_group
 
             samples = [{"step": step, "id": it.record.get("id"), "env": it.record["env"], "split": record_group(it.record),
                         "sample": j, "response": c.text, "reward": values[i * G + j], "correct": correct[i * G + j],
                         "bonus": float(bonus[i * G + j]), "tokens": len(c.token_ids)}
                        for i, (it, row) in enumerate(zip(batch.items, batch.comps)) for j, c in enumerate(row)]
-            append_jsonl(run_dir / "samples.jsonl", samples if r.log_samples < 0 else samples[:r.log_samples])
+            log.append("samples.jsonl", samples if r.log_samples < 0 else samples[:r.log_samples])
             clip = None if metrics["clip_frac_low"] is None else metrics["clip_frac_low"] + metrics["clip_frac_high"]
             line = (f"rl step {step}/{r.steps} | reward {metrics['reward_mean']:.3f} acc {metrics['accuracy']:.3f} | "
                     f"len {metrics['response_len']:.0f} | trained {metrics['trained_frac']:.2f} | clip {_fmt(clip)} | "
