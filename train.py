@@ -1235,6 +1235,11 @@ def main(argv: list[str]) -> None:
     if ctx.device.type == "cpu" and cfg.cpu_threads:
         torch.set_num_threads(cfg.cpu_threads)
     torch.manual_seed(cfg.seed + ctx.rank)
+    # Python's generator too: checkpoints save its state, which would otherwise be whatever this
+    # process started with, so two runs of one config would not write the same trainer_state.pt
+    import random
+
+    random.seed(cfg.seed + ctx.rank)
     if cfg.strategy == "hsdp":  # before any weights are loaded: a bad group size is a config error
         try:
             dist.hsdp_shape(ctx, cfg.hsdp_shard_size)

@@ -231,6 +231,9 @@ def restore(state: dict, model, optimizer, scheduler, ctx: dist.Ctx) -> dict:
         osd = _under_lm(osd)  # written before the trainer wrapped the model in dist.LogprobModel
     set_optimizer_state_dict(model, optimizer, optim_state_dict=osd,
                              options=StateDictOptions(full_state_dict=True, broadcast_from_rank0=True))
+    for group in optimizer.param_groups:  # the round trip gives AdamW's betas back as a list
+        if isinstance(group.get("betas"), list):
+            group["betas"] = tuple(group["betas"])
     scheduler.load_state_dict(state["scheduler"])
     mine = state["ranks"][ctx.rank % len(state["ranks"])]
     set_rng_state(mine["rng"])
