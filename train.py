@@ -212,8 +212,10 @@ class TrainConfig:
             yield "keep_last", "must be >= 1"
         if self.keep_every < 0 or any(s < 1 for s in self.keep_steps):
             yield "keep_every" if self.keep_every < 0 else "keep_steps", "steps must be >= 1 (keep_every: >= 0)"
-        if self.optim.lr <= 0:
-            yield "optim.lr", "must be > 0"
+        if not 0 < self.optim.lr < math.inf:
+            yield "optim.lr", "must be > 0 and finite"
+        if len(self.optim.betas) != 2 or not all(0 <= b < 1 for b in self.optim.betas):
+            yield "optim.betas", f"AdamW takes two betas in [0, 1), not {list(self.optim.betas)}"
         if self.lora.enabled and self.lora.r < 1:
             yield "lora.r", "must be >= 1"
         if self.optim.trainable and self.lora.enabled:
@@ -253,6 +255,9 @@ class TrainConfig:
             for key in ("max_len", "epochs", "batch_size", "micro_batch_size"):
                 if getattr(s, key) < 1:
                     yield f"sft.{key}", "must be >= 1"
+            if s.micro_batch_size > s.batch_size:
+                yield "sft.micro_batch_size", (f"{s.micro_batch_size} must be <= sft.batch_size {s.batch_size} "
+                                               f"(examples per forward pass on one rank, of a step's batch)")
             return
         r = self.rl
         if r.group_size < 2:
@@ -566,12 +571,13 @@ RUN_ONLY_KEYS = ("resume", "cpu_threads", "tensorboard", "wandb", "wandb_project
 
 
 def start(cfg: TrainConfig, ctx):
-    """Run directory, resume point and provenance. The same command resumes: rank 0 picks the
-    newest checkpoint whose checksums hold (a corrupt one is set aside with one line) and every
-    rank takes that one. A checkpoint written under another config is refused, naming the keys
-    that differ, unless resume=true; a run is never overwritten by accident."""
+    """Run directory and resume point. The same command resumes: rank 0 picks the newest
+    checkpoint whose checksums hold (a corrupt one is set aside with one line) and every rank
+    takes that one. A checkpoint written under another config is refused, naming the keys that
+    differ, unless resume=true; a run is never overwritten by accident. Nothing is written here:
+    provenance() writes config.yaml and run_info.json once the model and data have passed."""
     from utils import checkpoint, dist
-    from utils.config import config_changes, save_run_info
+    from utils.config import config_changes
 
     run_dir = Path(cfg.out_dir) / cfg.name
 
@@ -588,9 +594,17 @@ def start(cfg: TrainConfig, ctx):
         if ctx.main:
             print(f"train.py: resuming {run_dir} from {ckpt.name}" + (f" with {'; '.join(changed)}" if changed else ""),
                   flush=True)
+    return run_dir, (checkpoint.load_state(ckpt, ctx.main) if ckpt is not None else None), ckpt
+
+
+def provenance(cfg: TrainConfig, ctx, run_dir: Path) -> None:
+    """config.yaml and run_info.json, the first files of a run: written only after every run-time
+    check of the config (optim.trainable against the model, the data's contents, batch sizes)
+    has passed, so a refused run leaves nothing behind."""
+    from utils.config import save_run_info
+
     if ctx.main:
         save_run_info(cfg, run_dir, seed=cfg.seed)
-    return run_dir, (checkpoint.load_state(ckpt, ctx.main) if ckpt is not None else None), ckpt
 
 
 def save_bad_batch(run_dir: Path, step: int, ctx, payload: dict, what: str) -> None:
@@ -655,6 +669,7 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
     if s.batch_size % ctx.world:
         stop(cfg, "sft.batch_size", f"{s.batch_size} does not split over {ctx.world} ranks")
     total = min(s.max_steps, per_epoch * s.epochs) if s.max_steps else per_epoch * s.epochs
+    provenance(cfg, ctx, run_dir)
     if ctx.main:
         print(f"sft: {len(examples)} examples ({n_trunc} truncated to sft.max_len={s.max_len}, {n_drop} dropped: "
               f"prompt too long), {total} steps of {s.batch_size}", flush=True)
@@ -889,7 +904,11 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
     mesh = dist.device_mesh(strategy, ctx, cfg.hsdp_shard_size)
     model = wrap(model, strategy, mesh, cfg, ctx)
     opt, sched = make_optimizer(cfg, model, r.steps * r.minibatches)
-    sampler = PromptSampler(cfg.data, seed=cfg.seed, rollouts_per_problem=G, total_steps=r.steps)
+    try:
+        sampler = PromptSampler(cfg.data, seed=cfg.seed, rollouts_per_problem=G, total_steps=r.steps)
+    except ValueError as e:  # a data source with no records, or none in the curriculum's bin field
+        stop(cfg, "data.sources", str(e))
+    provenance(cfg, ctx, run_dir)
     ref = None  # sharded like the policy under FSDP2, not a whole copy per GPU
     if cfg.novelty.enabled or r.kl_coef > 0:
         ref = wrap(load_reference(cfg.ref_model, ctx), strategy, mesh, cfg, ctx, trainable=False)

@@ -94,6 +94,9 @@ class EngineConfig:
                                             f"needs a key; api_key_env='' sends none)")
         if template_problem(self.chat_template):
             yield f"{prefix}.chat_template", template_problem(self.chat_template)
+        if self.backend == "replay" and not Path(self.replay_path).is_file():
+            yield f"{prefix}.replay_path", (f"{self.replay_path!r} is not a file (JSONL of {{prompt|match, "
+                                            f"responses}}, what the replay backend answers with)")
         for key in ("batch_size", "max_retries", "concurrency"):
             if getattr(self, key) < (0 if key == "max_retries" else 1):
                 yield f"{prefix}.{key}", "must be >= 1" if key != "max_retries" else "must be >= 0"
