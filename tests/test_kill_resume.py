@@ -112,9 +112,9 @@ def same_run_dir(a: Path, b: Path) -> list[str]:
     return only + [f for f in sorted(files[a] & files[b]) if comparable(a / f) != comparable(b / f)]
 
 
-@pytest.fixture(scope="module")
-def setup(tiny, tmp_path_factory):
-    root = tmp_path_factory.mktemp("kill")
+@pytest.fixture
+def setup(tiny, tmp_path):
+    root = tmp_path
     import envs
 
     env = envs.make("sorting")
@@ -151,34 +151,37 @@ def killed(root: Path, point: str, n: int, argv: list[str]) -> None:
     assert p.returncode == -signal.SIGKILL, (point, n, p.returncode, p.stderr[-2000:])
 
 
-@pytest.fixture(scope="module")
-def reference(setup):
+def reference(root: Path, tiny: str) -> None:
     """The uninterrupted SFT run and the RL run from its final model, each moved aside."""
-    root, tiny = setup
     train_here(sft_args(root, tiny))
     shutil.move(root / "work" / "sft", root / "ref_sft")
     shutil.copytree(root / "ref_sft" / "final", root / "sft_model")
     train_here(rl_args(root))
     shutil.move(root / "work" / "rl", root / "ref_rl")
-    return root
 
 
-@pytest.mark.parametrize("stage,point,n", [
+KILLS = [
     ("sft", "metrics", 3),   # step 3 logged; its checkpoint is step 2's
     ("sft", "torn", 5),      # half of step 5's metrics row written
     ("rl", "samples", 3),    # step 3's rollouts in samples.jsonl, its metrics not yet
     ("rl", "hidden", 4),     # checkpoint 4 complete but not renamed into place
     ("rl", "saved", 4),      # checkpoint 4 saved, step 5 not started
-])
-def test_killed_and_resumed_run_equals_the_uninterrupted_one(setup, reference, stage, point, n, capsys):
+]
+
+
+def test_killed_and_resumed_runs_equal_the_uninterrupted_one(setup, capsys, one_thread):
+    # one test, not one per kill point: under `pytest -n 2` they would build the reference twice
     root, tiny = setup
-    argv = sft_args(root, tiny) if stage == "sft" else rl_args(root)
-    run = root / "work" / stage
-    shutil.rmtree(run, ignore_errors=True)
-    killed(root, point, n, argv)
-    assert run.is_dir() and not (run / "final").exists(), "killed before the end"
-    capsys.readouterr()
-    train_here(argv)  # the same command resumes
-    assert "resuming" in capsys.readouterr().out
-    diff = same_run_dir(reference / f"ref_{stage}", run)
-    assert not diff, (stage, point, n, diff)
+    reference(root, tiny)
+    diffs = {}
+    for stage, point, n in KILLS:
+        argv = sft_args(root, tiny) if stage == "sft" else rl_args(root)
+        run = root / "work" / stage
+        shutil.rmtree(run, ignore_errors=True)
+        killed(root, point, n, argv)
+        assert run.is_dir() and not (run / "final").exists(), ("killed before the end", stage, point, n)
+        capsys.readouterr()
+        train_here(argv)  # the same command resumes
+        assert "resuming" in capsys.readouterr().out, (stage, point, n)
+        diffs[(stage, point, n)] = same_run_dir(root / f"ref_{stage}", run)
+    assert not any(diffs.values()), {k: v for k, v in diffs.items() if v}
