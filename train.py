@@ -719,6 +719,7 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
             keep_model(cfg, ctx, run_dir, step, ckpt)
     log.close()
     if ctx.main and ckpt is not None:
+        checkpoint.prune(run_dir, cfg.keep_last)
         checkpoint.link_final(ckpt, run_dir / "final")
     dist.barrier()
 
@@ -1149,6 +1150,7 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         pool.shutdown()
     log.close()
     if ctx.main and ckpt is not None:
+        checkpoint.prune(run_dir, cfg.keep_last)
         checkpoint.link_final(ckpt, run_dir / "final")
     dist.barrier()
     if r.engine.backend == "vllm":

@@ -11,15 +11,16 @@ except what records when and how a process ran:
 
 The kill points are exact: a driver runs train.py in a process that sends itself SIGKILL (no
 cleanup, no atexit, no flush: what kill -9 does) right after a chosen write, so each point is hit
-every time: between a step's samples and its metrics, with half a metrics line written, after a
-step that follows a checkpoint, with a checkpoint complete in its hidden directory but not renamed
-into place, and right after a checkpoint is saved. The killed runs are processes of their own;
-the uninterrupted reference and the resumes run here (same bytes either way: train.py seeds
-torch's and Python's generators itself).
+every time: after a step that follows a checkpoint, with half a metrics line written, between a
+step's samples and its metrics, with a checkpoint complete in its hidden directory but not
+renamed into place, and half-way through pruning an old checkpoint after the last one. The
+killed runs are processes of their own; the uninterrupted reference and the resumes run here
+(same bytes either way: train.py seeds torch's and Python's generators itself).
 
 What this test found besides issue 21.3 (samples.jsonl holding the steps after the checkpoint
 twice): Python's generator was not seeded, so every trainer_state.pt held an arbitrary RNG state,
-and a restored optimizer held AdamW's betas as a list, not a tuple; both differed byte for byte."""
+and a restored optimizer held AdamW's betas as a list, not a tuple; both differed byte for byte.
+A run killed while pruning after its last checkpoint kept the half-deleted checkpoint for good."""
 from __future__ import annotations
 
 import json
@@ -39,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #   metrics / samples: after the n-th append to metrics.jsonl / samples.jsonl
 #   torn: during the n-th append to metrics.jsonl, half a line written
 #   hidden: checkpoint step n complete in its hidden .tmp_ directory, not yet renamed into place
-#   saved: right after checkpoint step n is in place (and older ones pruned)
+#   prune: while checkpoint step n is being pruned (its trainer_state.pt already deleted)
 DRIVER = r'''
 import os, runpy, signal, sys
 sys.path.insert(0, os.getcwd())
@@ -80,16 +81,16 @@ elif point == "hidden":
             die()
 
     checkpoint.write_manifest = write_manifest
-else:
-    save = checkpoint.save
+else:  # prune
+    rmtree = checkpoint.shutil.rmtree
 
-    def save_then_die(run_dir, step, *args, **kw):
-        out = save(run_dir, step, *args, **kw)
-        if step == n:
+    def rmtree_then_die(path, *args, **kw):
+        if os.path.basename(path) == f"step_{n:08d}":
+            os.remove(os.path.join(path, "trainer_state.pt"))
             die()
-        return out
+        return rmtree(path, *args, **kw)
 
-    checkpoint.save = save_then_die
+    checkpoint.shutil.rmtree = rmtree_then_die
 runpy.run_path("train.py", run_name="__main__")
 '''
 
@@ -165,7 +166,7 @@ KILLS = [
     ("sft", "torn", 5),      # half of step 5's metrics row written
     ("rl", "samples", 3),    # step 3's rollouts in samples.jsonl, its metrics not yet
     ("rl", "hidden", 4),     # checkpoint 4 complete but not renamed into place
-    ("rl", "saved", 4),      # checkpoint 4 saved, step 5 not started
+    ("rl", "prune", 2),      # the last save (step 5) half-way through deleting checkpoint 2
 ]
 
 

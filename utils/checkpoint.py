@@ -207,10 +207,17 @@ def save(run_dir: str | os.PathLike, step: int, model, optimizer, scheduler, tok
         if final.exists():
             shutil.rmtree(final)
         os.replace(tmp, final)
-        for old in step_dirs(run_dir)[:-keep_last]:  # a half-deleted one (killed while pruning) too
-            shutil.rmtree(old)
+        prune(run_dir, keep_last)
     dist.barrier()
     return final
+
+
+def prune(run_dir: str | os.PathLike, keep_last: int) -> None:
+    """Delete all but the newest keep_last step_* directories, a half-deleted one (a run killed
+    while pruning) too. save() prunes after each checkpoint; the trainer again at the end, for a
+    run resumed from its last checkpoint after a kill in that checkpoint's pruning."""
+    for old in step_dirs(run_dir)[:-keep_last]:
+        shutil.rmtree(old)
 
 
 def load_state(path: str | os.PathLike, main: bool) -> dict:
