@@ -175,8 +175,24 @@ class AnalyzeConfig:
             yield "classifier.heldout_fraction", "must be in (0, 1)"
         if self.compare and not Path(self.compare).is_file():
             yield "compare", f"{self.compare} is not a file"
+        elif self.compare:
+            yield from compare_problem(self.compare)
+        for k in self.passk:
+            if k < 1:
+                yield "passk", f"pass@{k}: every k must be >= 1"
         if self.strata and not any(st.spans for st in self.strata):
             yield "strata", "no stratum draws any span"
+
+
+def compare_problem(path: str):
+    """("compare", message) if the file is not an `evaluate.py compare` report (compare.json)."""
+    try:
+        report = json.loads(Path(path).read_bytes())
+    except (ValueError, OSError) as e:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        yield "compare", f"{path} is not valid JSON ({str(e).splitlines()[0][:120]})"
+        return
+    if not isinstance(report, dict) or not isinstance(report.get("benchmarks"), dict):
+        yield "compare", f"{path} is not a compare.json from `evaluate.py compare` (no benchmarks mapping)"
 
 
 @dataclass
@@ -226,22 +242,27 @@ def _as_bool(v) -> Optional[bool]:
     return None
 
 
-def read_traces(cfg: AnalyzeConfig, bad: Counter) -> list[Trace]:
+def read_traces(cfg: AnalyzeConfig, bad: Counter, per_input: dict | None = None) -> list[Trace]:
     """Every row of every input, segmented. Undecodable bytes, broken JSON lines, missing or empty
-    responses are counted in `bad`, never fatal. A row that repeats a (checkpoint, benchmark,
-    problem, sample) replaces the earlier one, as in evaluate.py's results (a batch re-sampled after
-    an interruption or a prompt change is appended, not rewritten)."""
+    responses are counted in `bad`, never fatal (input_problems() refuses an input with no usable
+    row at all from `per_input`: path -> lines, JSON object rows, rows with a response, columns).
+    A row that repeats a (checkpoint, benchmark, problem, sample) replaces the earlier one, as in
+    evaluate.py's results (a batch re-sampled after an interruption or a prompt change is
+    appended, not rewritten)."""
     from utils.segment import reasoning_text, segment
 
     fields = {**DEFAULT_FIELDS, **cfg.fields}
     traces: list[Trace] = []
     seen: dict[tuple, int] = {}
+    per_input = {} if per_input is None else per_input
     for n, path in enumerate(expand_inputs(cfg.inputs)):
         default_ckpt = cfg.names[n] if cfg.names else Path(path).resolve().parent.name
         samples: Counter = Counter()
+        got = per_input.setdefault(path, {"lines": 0, "objects": 0, "responses": 0, "columns": set()})
         for raw in Path(path).read_bytes().splitlines():
             if not raw.strip():
                 continue
+            got["lines"] += 1
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -255,6 +276,10 @@ def read_traces(cfg: AnalyzeConfig, bad: Counter) -> list[Trace]:
             if not isinstance(row, dict):
                 bad["rows_not_objects"] += 1
                 continue
+            got["objects"] += 1
+            got["columns"].update(row)
+            got["responses"] += isinstance(row.get(fields["response"]), str) or \
+                isinstance(row.get(fields["responses"]), list)
             if fields["response"] not in row and isinstance(row.get(fields["responses"]), list):
                 # SFT-trace rows (generate.py mode=sft_traces): every kept response is one trace
                 responses = [(j, r) for j, r in enumerate(row[fields["responses"]])]
@@ -293,6 +318,28 @@ def read_traces(cfg: AnalyzeConfig, bad: Counter) -> list[Trace]:
     bad["traces"] = len(traces)
     bad["traces_without_spans"] = sum(not t.spans for t in traces)
     return traces
+
+
+def input_problems(cfg: AnalyzeConfig, per_input: dict) -> list[tuple[str, str]]:
+    """(key, message) for inputs that hold nothing to analyse, read by read_traces: an empty file,
+    one with no JSON object row, one whose rows have no response, a column named in `fields` that
+    no row of an input has. Single bad rows stay counted, not fatal."""
+    fields = {**DEFAULT_FIELDS, **cfg.fields}
+    out = []
+    for path, got in per_input.items():
+        if not got["lines"]:
+            out.append(("inputs", f"{path} is empty"))
+        elif not got["objects"]:
+            out.append(("inputs", f"{path} has no JSON object rows ({got['lines']} lines): not JSONL of samples"))
+        else:
+            missing = [ours for ours, col in cfg.fields.items() if col not in got["columns"]]
+            if missing:
+                out.append((f"fields.{missing[0]}", f"no row of {path} has a column {cfg.fields[missing[0]]!r} "
+                                                   f"(columns: {sorted(got['columns'])[:12]})"))
+            elif not got["responses"]:
+                out.append(("inputs", f"{path} has no response in any row (no text `{fields['response']}` or list "
+                                      f"`{fields['responses']}`): name the column with fields.response="))
+    return out
 
 
 # ------------------------------------------------------------------ labelling
@@ -819,9 +866,14 @@ def fmt(v, digits: int = 2) -> str:
     return f"{v:.{digits}f}" if isinstance(v, float) else str(v)
 
 
+def md_cell(text: str) -> str:
+    """A table cell's text: `|` escaped (a group's benchmark is "sorting | sorting d=0"), one line."""
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
 def md_table(rows: list[dict], cols: list[str]) -> str:
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    lines += ["| " + " | ".join(fmt(r.get(c)) for c in cols) + " |" for r in rows]
+    lines = ["| " + " | ".join(md_cell(c) for c in cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(md_cell(fmt(r.get(c))) for c in cols) + " |" for r in rows]
     return "\n".join(lines)
 
 
@@ -976,11 +1028,17 @@ def main(argv: list[str]) -> None:
     from utils.records import atomic_write_text, write_jsonl
 
     out = (Path(cfg.out_root) / cfg.name if cfg.name else Path(expand_inputs(cfg.inputs)[0]).parent) / "analysis"
-    save_run_info(cfg, out, seed=cfg.seed)
     bad: Counter = Counter()
 
-    # 1. read and segment every response, 2. label every span
-    traces = read_traces(cfg, bad)
+    # 1. read and segment every response (an input with nothing to analyse: one line, nothing written)
+    per_input: dict = {}
+    traces = read_traces(cfg, bad, per_input)
+    for key, msg in input_problems(cfg, per_input)[:1]:
+        from utils.config import fail
+
+        fail(cfg, key, msg, "analyze.py")
+    save_run_info(cfg, out, seed=cfg.seed)
+    # 2. label every span
     log(f"{len(traces)} traces, {sum(len(t.spans) for t in traces)} spans from {len(expand_inputs(cfg.inputs))} input(s)")
     label_report = label_traces(cfg, traces, out, bad)
     span_tokens(cfg, traces, label_report)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import math
 import sys
 import time
 from collections import Counter, defaultdict
@@ -64,6 +65,14 @@ class EvalConfig:
             yield "benchmarks", "no benchmarks given"
         if self.n < 1:
             yield "n", "must be >= 1"
+        if not self.k:
+            yield "k", "no pass@k to report: give at least one k (e.g. [1])"
+        if self.max_tokens < 1:
+            yield "max_tokens", "must be >= 1"
+        if not 0 <= self.temperature < math.inf:
+            yield "temperature", "must be >= 0 and finite (0: greedy)"
+        if not 0 < self.top_p <= 1:
+            yield "top_p", "must be in (0, 1] (1: no nucleus cut)"
         for k in self.k:
             if k < 1 or k > self.n:
                 yield "k", f"pass@{k} needs 1 <= k <= n = {self.n}; raise n or drop k"

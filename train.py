@@ -212,8 +212,10 @@ class TrainConfig:
             yield "keep_last", "must be >= 1"
         if self.keep_every < 0 or any(s < 1 for s in self.keep_steps):
             yield "keep_every" if self.keep_every < 0 else "keep_steps", "steps must be >= 1 (keep_every: >= 0)"
-        if self.optim.lr <= 0:
-            yield "optim.lr", "must be > 0"
+        if not 0 < self.optim.lr < math.inf:
+            yield "optim.lr", "must be > 0 and finite"
+        if len(self.optim.betas) != 2 or not all(0 <= b < 1 for b in self.optim.betas):
+            yield "optim.betas", f"AdamW takes two betas in [0, 1), not {list(self.optim.betas)}"
         if self.lora.enabled and self.lora.r < 1:
             yield "lora.r", "must be >= 1"
         if self.optim.trainable and self.lora.enabled:
@@ -253,6 +255,9 @@ class TrainConfig:
             for key in ("max_len", "epochs", "batch_size", "micro_batch_size"):
                 if getattr(s, key) < 1:
                     yield f"sft.{key}", "must be >= 1"
+            if s.micro_batch_size > s.batch_size:
+                yield "sft.micro_batch_size", (f"{s.micro_batch_size} must be <= sft.batch_size {s.batch_size} "
+                                               f"(examples per forward pass on one rank, of a step's batch)")
             return
         r = self.rl
         if r.group_size < 2:
@@ -447,37 +452,52 @@ def stop(cfg: TrainConfig, key: str, msg: str) -> None:
     fail(cfg, key, msg, "train.py")
 
 
+# Every file of the run directory a step appends to; each row carries its "step". A resumed run
+# redoes the steps after its checkpoint, so Log cuts each of these back to the checkpoint's step
+# first (one mechanism for all of them), and Log.append writes to no other file.
+STEP_LOGS = ("metrics.jsonl", "samples.jsonl")
+
+
 class Log:
-    """Rank 0: metrics.jsonl (every step), runs/<name>/curves.png (redrawn at most once a minute and
-    at the end), TensorBoard and Weights & Biases when enabled; a step line on stdout every
-    `log_every` steps (0: at most one per 30 s), always the first and the last, with the adaptive
-    controller's difficulty per env when there is one."""
+    """Rank 0: metrics.jsonl (every step), samples.jsonl (Log.append), runs/<name>/curves.png
+    (redrawn at most once a minute and at the end), TensorBoard and Weights & Biases when enabled;
+    a step line on stdout every `log_every` steps (0: at most one per 30 s), always the first and
+    the last, with the adaptive controller's difficulty per env when there is one."""
 
     def __init__(self, run_dir: Path, cfg: TrainConfig, ctx, resume_step: int):
-        from utils.records import read_jsonl_tolerant, write_jsonl
+        from utils.records import cut_after_step, read_jsonl_tolerant
 
         self.path, self.main, self.run_dir, self.cfg = run_dir / "metrics.jsonl", ctx.main, run_dir, cfg
         self.tb = self.wandb = None
         self.pending, self.printed_at, self.plotted_at = None, 0.0, 0.0
         if not self.main:
             return
-        # a resumed run rewrites the steps after its checkpoint, so each step is logged once
-        self.rows = [m for m in read_jsonl_tolerant(self.path) if m.get("step", 0) <= resume_step]
-        write_jsonl(self.path, self.rows)
+        # a resumed run redoes the steps after its checkpoint: each step is logged once, in every file
+        for name in STEP_LOGS:
+            cut_after_step(run_dir / name, resume_step)
+        self.rows = read_jsonl_tolerant(self.path)
         if cfg.tensorboard:
             from torch.utils.tensorboard import SummaryWriter
 
-            self.tb = SummaryWriter(str(run_dir / "tb"))
+            # the events of steps after the checkpoint that a crashed run wrote are hidden
+            self.tb = SummaryWriter(str(run_dir / "tb"), purge_step=resume_step + 1 if resume_step else None)
         if cfg.wandb:
             self.wandb = _wandb_run(run_dir, cfg)
+
+    def append(self, name: str, rows: list[dict]) -> None:
+        """Rank 0: this step's rows (each with its "step") to one of STEP_LOGS."""
+        if name not in STEP_LOGS:
+            raise ValueError(f"{name} is not in STEP_LOGS: a resume would not cut it back")
+        if self.main:
+            from utils.records import append_jsonl
+
+            append_jsonl(self.run_dir / name, rows)
 
     def __call__(self, step: int, metrics: dict, line: str) -> None:
         if not self.main:
             return
-        from utils.records import append_jsonl
-
         row = {"step": step, **metrics}
-        append_jsonl(self.path, [row])
+        self.append(self.path.name, [row])
         self.rows.append(row)
         scalars = {k: v for k, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
         if self.tb is not None:
@@ -551,12 +571,13 @@ RUN_ONLY_KEYS = ("resume", "cpu_threads", "tensorboard", "wandb", "wandb_project
 
 
 def start(cfg: TrainConfig, ctx):
-    """Run directory, resume point and provenance. The same command resumes: rank 0 picks the
-    newest checkpoint whose checksums hold (a corrupt one is set aside with one line) and every
-    rank takes that one. A checkpoint written under another config is refused, naming the keys
-    that differ, unless resume=true; a run is never overwritten by accident."""
+    """Run directory and resume point. The same command resumes: rank 0 picks the newest
+    checkpoint whose checksums hold (a corrupt one is set aside with one line) and every rank
+    takes that one. A checkpoint written under another config is refused, naming the keys that
+    differ, unless resume=true; a run is never overwritten by accident. Nothing is written here:
+    provenance() writes config.yaml and run_info.json once the model and data have passed."""
     from utils import checkpoint, dist
-    from utils.config import config_changes, save_run_info
+    from utils.config import config_changes
 
     run_dir = Path(cfg.out_dir) / cfg.name
 
@@ -573,9 +594,17 @@ def start(cfg: TrainConfig, ctx):
         if ctx.main:
             print(f"train.py: resuming {run_dir} from {ckpt.name}" + (f" with {'; '.join(changed)}" if changed else ""),
                   flush=True)
+    return run_dir, (checkpoint.load_state(ckpt, ctx.main) if ckpt is not None else None), ckpt
+
+
+def provenance(cfg: TrainConfig, ctx, run_dir: Path) -> None:
+    """config.yaml and run_info.json, the first files of a run: written only after every run-time
+    check of the config (optim.trainable against the model, the data's contents, batch sizes)
+    has passed, so a refused run leaves nothing behind."""
+    from utils.config import save_run_info
+
     if ctx.main:
         save_run_info(cfg, run_dir, seed=cfg.seed)
-    return run_dir, (checkpoint.load_state(ckpt, ctx.main) if ckpt is not None else None), ckpt
 
 
 def save_bad_batch(run_dir: Path, step: int, ctx, payload: dict, what: str) -> None:
@@ -640,6 +669,7 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
     if s.batch_size % ctx.world:
         stop(cfg, "sft.batch_size", f"{s.batch_size} does not split over {ctx.world} ranks")
     total = min(s.max_steps, per_epoch * s.epochs) if s.max_steps else per_epoch * s.epochs
+    provenance(cfg, ctx, run_dir)
     if ctx.main:
         print(f"sft: {len(examples)} examples ({n_trunc} truncated to sft.max_len={s.max_len}, {n_drop} dropped: "
               f"prompt too long), {total} steps of {s.batch_size}", flush=True)
@@ -689,6 +719,7 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
             keep_model(cfg, ctx, run_dir, step, ckpt)
     log.close()
     if ctx.main and ckpt is not None:
+        checkpoint.prune(run_dir, cfg.keep_last)
         checkpoint.link_final(ckpt, run_dir / "final")
     dist.barrier()
 
@@ -873,7 +904,11 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
     mesh = dist.device_mesh(strategy, ctx, cfg.hsdp_shard_size)
     model = wrap(model, strategy, mesh, cfg, ctx)
     opt, sched = make_optimizer(cfg, model, r.steps * r.minibatches)
-    sampler = PromptSampler(cfg.data, seed=cfg.seed, rollouts_per_problem=G, total_steps=r.steps)
+    try:
+        sampler = PromptSampler(cfg.data, seed=cfg.seed, rollouts_per_problem=G, total_steps=r.steps)
+    except ValueError as e:  # a data source with no records, or none in the curriculum's bin field
+        stop(cfg, "data.sources", str(e))
+    provenance(cfg, ctx, run_dir)
     ref = None  # sharded like the policy under FSDP2, not a whole copy per GPU
     if cfg.novelty.enabled or r.kl_coef > 0:
         ref = wrap(load_reference(cfg.ref_model, ctx), strategy, mesh, cfg, ctx, trainable=False)
@@ -1090,13 +1125,13 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
             if peak:
                 flops = 6 * n_params * metrics["tokens"]  # forward + backward of the policy
                 metrics["mfu"] = flops / (times["train"] * peak * ctx.world)
-            from utils.records import append_jsonl, record_group
+            from utils.records import record_group
 
             samples = [{"step": step, "id": it.record.get("id"), "env": it.record["env"], "split": record_group(it.record),
                         "sample": j, "response": c.text, "reward": values[i * G + j], "correct": correct[i * G + j],
                         "bonus": float(bonus[i * G + j]), "tokens": len(c.token_ids)}
                        for i, (it, row) in enumerate(zip(batch.items, batch.comps)) for j, c in enumerate(row)]
-            append_jsonl(run_dir / "samples.jsonl", samples if r.log_samples < 0 else samples[:r.log_samples])
+            log.append("samples.jsonl", samples if r.log_samples < 0 else samples[:r.log_samples])
             clip = None if metrics["clip_frac_low"] is None else metrics["clip_frac_low"] + metrics["clip_frac_high"]
             line = (f"rl step {step}/{r.steps} | reward {metrics['reward_mean']:.3f} acc {metrics['accuracy']:.3f} | "
                     f"len {metrics['response_len']:.0f} | trained {metrics['trained_frac']:.2f} | clip {_fmt(clip)} | "
@@ -1114,6 +1149,7 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         pool.shutdown()
     log.close()
     if ctx.main and ckpt is not None:
+        checkpoint.prune(run_dir, cfg.keep_last)
         checkpoint.link_final(ckpt, run_dir / "final")
     dist.barrier()
     if r.engine.backend == "vllm":
@@ -1219,6 +1255,11 @@ def main(argv: list[str]) -> None:
     if ctx.device.type == "cpu" and cfg.cpu_threads:
         torch.set_num_threads(cfg.cpu_threads)
     torch.manual_seed(cfg.seed + ctx.rank)
+    # Python's generator too: checkpoints save its state, which would otherwise be whatever this
+    # process started with, so two runs of one config would not write the same trainer_state.pt
+    import random
+
+    random.seed(cfg.seed + ctx.rank)
     if cfg.strategy == "hsdp":  # before any weights are loaded: a bad group size is a config error
         try:
             dist.hsdp_shape(ctx, cfg.hsdp_shard_size)

@@ -318,3 +318,41 @@ def test_label_cache_is_per_classifier(tmp_path):
     assert analyze._cached_predict(clf("plan"), ["a", "b"], cache, "fp1") == ["plan", "plan"]
     assert analyze._cached_predict(clf("check"), ["a", "b"], cache, "fp2") == ["check", "check"]
     assert analyze._cached_predict(clf("other"), ["a", "c"], cache, "fp1") == ["plan", "other"]
+
+
+def markdown_tables(text: str) -> list[list[list[str]]]:
+    """Every table of a markdown page as rows of cells, split as a renderer does: at `|` not
+    escaped by a backslash."""
+    tables, cur = [], []
+    for line in text.splitlines() + [""]:
+        if line.startswith("|"):
+            cur.append([c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]])
+        elif cur:
+            tables.append(cur)
+            cur = []
+    return tables
+
+
+def test_summary_tables_have_as_many_cells_as_their_header(tmp_path, capsys):
+    # issue 21.11: an evaluation with splits analyses each group as "<benchmark> | <group>"; the
+    # bare `|` in those names gave every such row one cell more than its header
+    import analyze
+
+    path = tmp_path / "eval" / "samples.jsonl"
+    path.parent.mkdir()
+    rows_ = [{"benchmark": "sorting", "problem_id": pid, "sample": j, "split": f"sorting d={i % 2}",
+              "response": resp, "correct": j == 0}
+             for ck in ("a", "b") for i, (pid, resps) in enumerate(RESPONSES[ck].items())
+             for j, resp in enumerate(resps)]
+    path.write_text("".join(json.dumps({**r, "checkpoint": ck}) + "\n" for ck in ("a", "b") for r in rows_))
+    analyze.main([f"inputs=[{path}]", "fields={checkpoint: checkpoint}", "passk=[1]", "bootstrap=20", "strips=0"])
+    summary = (tmp_path / "eval" / "analysis" / "summary.md").read_text()
+    tables = markdown_tables(summary)
+    assert len(tables) >= 5
+    for table in tables:
+        header, rule, *body = table
+        assert len(rule) == len(header) and all(set(c) <= set("-:") for c in rule), (header, rule)
+        for row in body:
+            assert len(row) == len(header), (header, row)
+    assert "sorting \\| sorting d=0" in summary  # the group's name, its `|` escaped
+    assert any(row[:2] == ["b", "sorting \\| sorting d=1"] for t in tables for row in t[2:])

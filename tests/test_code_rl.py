@@ -34,7 +34,8 @@ def eval_cfg(name: str, *extra: str):
     benches = [{**b, "path": str(BENCH / "livecodebench.jsonl")} if b["kind"] == "code" else b
                for b in cpu.raw_config(ROOT / "configs" / "eval" / name)["benchmarks"]]
     return load_or_raise(EvalConfig, ["--config", str(ROOT / "configs" / "eval" / name), "model=Qwen/any",
-                                      "engine.backend=replay", f"benchmarks={json.dumps(benches)}", *extra])
+                                      "engine.backend=replay", f"engine.replay_path={BENCH / 'livecodebench.jsonl'}",
+                                      f"benchmarks={json.dumps(benches)}", *extra])
 
 
 def test_shipped_lcb_config_fails_at_load_without_its_files(tmp_path, monkeypatch):
@@ -47,7 +48,7 @@ def test_shipped_lcb_config_fails_at_load_without_its_files(tmp_path, monkeypatc
     (tmp_path / "data" / "livecodebench").mkdir(parents=True)
     (tmp_path / "data" / "livecodebench" / "test5.jsonl").write_text((BENCH / "livecodebench.jsonl").read_text())
     load_or_raise(EvalConfig, ["--config", str(ROOT / "configs" / "eval" / "livecodebench.yaml"), "model=Qwen/any",
-                               "engine.backend=replay"])
+                               "engine.backend=replay", f"engine.replay_path={BENCH / 'livecodebench.jsonl'}"])
 
 
 def test_eval_configs_are_the_papers_protocol():

@@ -74,6 +74,23 @@ CASES = [
     ("analyze", ["inputs=[{t}/ok.jsonl]", "bootstrap=-5"], "bootstrap", ">= 1"),
     ("generate", ["splits.test=[{env: bridges, count: 1, params: {width: 3, height: 3, level: nightmare}}]"],
      "splits.test.0.params", "nightmare"),
+    # issue 21.7-8: tracebacks, or accepted silently
+    ("train", ["optim.lr=nan"], "optim.lr", "NaN"),
+    ("train", ["optim.weight_decay=nan"], "optim.weight_decay", "NaN"),  # any float field: one mechanism
+    ("train", ["optim.lr=.inf"], "optim.lr", "finite"),
+    ("train", ["optim.betas=[2.0,3.0]"], "optim.betas", "[0, 1)"),
+    ("train", ["optim.betas=[0.9]"], "optim.betas", "two"),
+    ("train", ["stage=sft", "sft.batch_size=8", "sft.micro_batch_size=16"], "sft.micro_batch_size",
+     "<= sft.batch_size"),
+    ("evaluate", ["benchmarks=[{name: x, path: {t}/ok.jsonl}]", "max_tokens=0"], "max_tokens", ">= 1"),
+    ("evaluate", ["benchmarks=[{name: x, path: {t}/ok.jsonl}]", "temperature=-1"], "temperature", ">= 0"),
+    ("evaluate", ["benchmarks=[{name: x, path: {t}/ok.jsonl}]", "top_p=2"], "top_p", "(0, 1]"),
+    ("evaluate", ["benchmarks=[{name: x, path: {t}/ok.jsonl}]", "k=[]"], "k", "no pass@k"),
+    ("evaluate", ["benchmarks=[{name: x, path: {t}/ok.jsonl}]", "engine.backend=replay",
+                  "engine.replay_path={t}/nothere.jsonl"], "engine.replay_path", "is not a file"),
+    ("analyze", ["inputs=[{t}/ok.jsonl]", "passk=[0]"], "passk", ">= 1"),
+    ("analyze", ["inputs=[{t}/ok.jsonl]", "compare={t}/garbled.jsonl"], "compare", "not valid JSON"),
+    ("analyze", ["inputs=[{t}/ok.jsonl]", "compare={t}/ok.jsonl"], "compare", "evaluate.py compare"),
 ]
 
 
@@ -130,21 +147,53 @@ def one_line(capsys, prog: str) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize("data,key,words", [
-    ("empty.jsonl", "sft.data", "no SFT examples"),  # used to blame sft.batch_size
-    ("nonutf.jsonl", "sft.data", "nonutf.jsonl:2: not UTF-8"),
-    ("garbled.jsonl", "sft.data", "garbled.jsonl:3: not valid JSON"),
-    ("ok.jsonl", "sft.batch_size", "1 examples make no batch of 32"),  # a run-time check names the file too
+@pytest.mark.parametrize("stage,data,extra,key,words", [
+    ("sft", "empty.jsonl", "", "sft.data", "no SFT examples"),  # used to blame sft.batch_size
+    ("sft", "nonutf.jsonl", "", "sft.data", "nonutf.jsonl:2: not UTF-8"),
+    ("sft", "garbled.jsonl", "", "sft.data", "garbled.jsonl:3: not valid JSON"),
+    ("sft", "ok.jsonl", "", "sft.batch_size", "1 examples make no batch of 32"),  # a run-time check names the file
+    ("sft", "ok.jsonl", "optim: {trainable: [no_such_weight]}", "optim.trainable", "no parameter"),
+    ("rl", "ok.jsonl", "optim: {trainable: [no_such_weight]}", "optim.trainable", "no parameter"),
+    ("rl", "ok.jsonl", "data: {sources: [{data: EMPTY}]}", "data.sources", "no records"),  # was a traceback
 ])
-def test_run_time_errors_in_train_name_key_and_file(files, tmp_path, capsys, data, key, words):
+def test_run_time_errors_in_train_name_key_and_file(files, tmp_path, capsys, stage, data, extra, key, words):
     import train
 
-    cfg = tmp_path / "sft.yaml"
-    cfg.write_text(f"stage: sft\nmodel: {files}/tiny\nout_dir: {tmp_path}\nsft: {{data: [{files}/{data}]}}\n")
+    cfg = tmp_path / "train.yaml"
+    cfg.write_text(f"stage: {stage}\nmodel: {files}/tiny\nout_dir: {tmp_path}\nsft: {{data: [{files}/{data}]}}\n"
+                   + ("" if extra.startswith("data:") else "data: {sources: [{env: sorting}]}\n")
+                   + extra.replace("EMPTY", f"{files}/empty.jsonl") + "\n")
     with pytest.raises(SystemExit) as e:
         train.main(["--config", str(cfg)])
     line = one_line(capsys, "train.py")
     assert e.value.code == 2 and f"config error: {key} ({cfg})" in line and words in line, line
+    # issue 21.9: found before anything is written (config.yaml and run_info.json were)
+    assert not (tmp_path / "train").exists()
+
+
+@pytest.mark.parametrize("lines,argv,key,words", [
+    ([], [], "inputs", "is empty"),
+    (["not json", "[1, 2]"], [], "inputs", "no JSON object rows"),
+    ([{"problem_id": "a", "text": "Compute 2 + 2 = 4."}], [], "inputs", "has no response"),
+    ([{"problem_id": "a", "text": "Compute 2 + 2 = 4."}], ["fields={response: txt}"], "fields.response",
+     "no row of"),
+    ([{"problem_id": "a", "response": "Compute 2 + 2 = 4."}], ["fields={correct: ok}"], "fields.correct",
+     "no row of"),
+])
+def test_run_time_errors_in_analyze_name_key_and_file(tmp_path, capsys, lines, argv, key, words):
+    # issue 21.8: empty or non-JSON input, rows without a response, a field naming a missing column
+    # were analysed (an empty summary, or every trace counted as bad); one line, nothing written
+    import analyze
+
+    path = tmp_path / "run" / "samples.jsonl"
+    path.parent.mkdir()
+    path.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines))
+    with pytest.raises(SystemExit) as e:
+        analyze.main([f"inputs=[{path}]", *argv])
+    line = one_line(capsys, "analyze.py")
+    assert e.value.code == 2 and f"config error: {key} (command line)" in line and words in line, line
+    assert str(path) in line
+    assert not (tmp_path / "run" / "analysis").exists()
 
 
 def test_evaluate_refuses_an_empty_benchmark_and_a_corrupt_one(files, tmp_path, capsys):

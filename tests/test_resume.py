@@ -40,7 +40,23 @@ def weights(d):
     return load_file(f"{d}/model.safetensors")
 
 
-def test_checkpoints_carry_checksums_and_a_corrupt_one_is_skipped(setup, capsys):
+@pytest.fixture(scope="module")
+def clean(setup):
+    """The final weights of the uninterrupted SFT run every resumed one must reproduce."""
+    root, tiny = setup
+    train(sft_args(root, tiny, "clean"))
+    return weights(root / "clean" / "final")
+
+
+def flip_bytes(path, n: int) -> None:
+    """n bytes in the middle of a file inverted: a safetensors header still parses, only a checksum sees it."""
+    data = bytearray(path.read_bytes())
+    mid = len(data) // 2
+    data[mid:mid + n] = bytes(b ^ 0xFF for b in data[mid:mid + n])
+    path.write_bytes(bytes(data))
+
+
+def test_checkpoints_carry_checksums_and_a_corrupt_one_is_skipped(setup, clean, capsys):
     root, tiny = setup
     train(sft_args(root, tiny, "ref"))
     ckpts = checkpoint.checkpoints(root / "ref")
@@ -51,10 +67,7 @@ def test_checkpoints_carry_checksums_and_a_corrupt_one_is_skipped(setup, capsys)
     assert "model/model.safetensors" in listed and "trainer_state.pt" in listed and "config.yaml" in listed
     # 64 flipped bytes in the middle of the weights: the header still parses, only the checksum sees it
     blob = last / "model" / "model.safetensors"
-    data = bytearray(blob.read_bytes())
-    mid = len(data) // 2
-    data[mid:mid + 64] = bytes(b ^ 0xFF for b in data[mid:mid + 64])
-    blob.write_bytes(bytes(data))
+    flip_bytes(blob, 64)
     assert "model/model.safetensors does not match" in checkpoint.verify(last)
     capsys.readouterr()
     train(sft_args(root, tiny, "ref"))  # the same command: falls back to step 2 and redoes step 3
@@ -62,9 +75,31 @@ def test_checkpoints_carry_checksums_and_a_corrupt_one_is_skipped(setup, capsys)
     assert len(err) == 1 and "step_00000003 is corrupt" in err[0] and "resuming from step_00000002" in err[0], err
     assert (root / "ref" / "checkpoints" / "corrupt_step_00000003").is_dir()
     assert checkpoint.verify(checkpoint.latest(root / "ref")) is None
-    train(sft_args(root, tiny, "clean"))
-    a, b = weights(root / "ref" / "final"), weights(root / "clean" / "final")
-    assert all(torch.equal(a[k], b[k]) for k in a)
+    a = weights(root / "ref" / "final")
+    assert all(torch.equal(a[k], clean[k]) for k in a)
+
+
+@pytest.mark.parametrize("missing", ["SHA256SUMS", "trainer_state.pt"])
+def test_a_checkpoint_missing_its_checksums_or_state_is_incomplete_and_skipped(setup, clean, capsys, missing):
+    # issue 21.4: with SHA256SUMS deleted and 8 bytes of the weights flipped, the newest checkpoint
+    # was trusted (exit 0, final weights off by up to 81). Without its checksums (or its trainer
+    # state) a checkpoint is incomplete: set aside with one line, as a corrupt one is
+    root, tiny = setup
+    name = f"no_{missing.split('.')[0]}"
+    train(sft_args(root, tiny, name))
+    last = checkpoint.latest(root / name)
+    (last / missing).unlink()
+    flip_bytes(last / "model" / "model.safetensors", 8)
+    assert missing in checkpoint.verify(last)
+    capsys.readouterr()
+    train(sft_args(root, tiny, name))
+    err = [x for x in capsys.readouterr().err.splitlines() if x.startswith("train.py")]
+    assert len(err) == 1 and f"{last.name} is incomplete ({missing} is missing)" in err[0], err
+    assert "resuming from step_00000002" in err[0], err
+    assert (root / name / "checkpoints" / f"corrupt_{last.name}").is_dir()
+    assert checkpoint.verify(checkpoint.latest(root / name)) is None
+    a = weights(root / name / "final")
+    assert all(torch.equal(a[k], clean[k]) for k in a)
 
 
 def test_same_command_resumes_and_a_changed_config_is_refused(setup, capsys):

@@ -114,14 +114,20 @@ def test_resume_gives_the_same_weights(sft_model, tmp_path, even_env, one_thread
     if mode == "async":
         args.append("rl.async_rollouts=true")
     run_train(args + ["name=full"])
-    EvenEnv.crash_after = 2 * 64 + 10  # dies while scoring step 3, after the checkpoint at step 2
+    # dies while scoring step 4: step 3 is logged (samples and metrics), its checkpoint is step 2's
+    EvenEnv.crash_after = 3 * 64 + 10
     try:
         with pytest.raises(Crash):
             run_train(args + ["name=cut"])
     finally:
         EvenEnv.crash_after = None
-    assert len(metrics(tmp_path / "cut")) == 2
-    run_train(args + ["name=cut"])  # the same command resumes
+    assert len(metrics(tmp_path / "cut")) == 3
+    run_train(args + ["name=cut"])  # the same command resumes from step 2 and redoes step 3
+    # every per-step log is cut back to the checkpoint: step 3 once (issue 21.3: samples.jsonl had it twice)
+    for name in ("samples.jsonl", "metrics.jsonl"):
+        full_rows, cut_rows = ([json.loads(x) for x in open(tmp_path / run / name)] for run in ("full", "cut"))
+        assert [r["step"] for r in cut_rows] == [r["step"] for r in full_rows], name
+    assert (tmp_path / "full" / "samples.jsonl").read_bytes() == (tmp_path / "cut" / "samples.jsonl").read_bytes()
     full, cut = weights(f"{tmp_path}/full/final"), weights(f"{tmp_path}/cut/final")
     assert all(torch.equal(full[k], cut[k]) for k in full), "resumed weights differ"
     assert not all(torch.equal(full[k], v) for k, v in weights(sft_model).items() if k in full), "nothing trained"

@@ -13,7 +13,8 @@
 A checkpoint is written to a hidden temp directory and renamed into place, so a crash mid-write
 leaves the previous checkpoint intact; only the last `keep_last` are kept. On resume the newest
 checkpoint whose files match SHA256SUMS is used: a corrupt one (a flipped bit, a truncated file)
-is renamed corrupt_step_* and the previous one is taken, with one line saying so.
+or an incomplete one (no SHA256SUMS or no trainer_state.pt) is renamed corrupt_step_* and the
+previous one is taken, with one line saying so.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from utils.records import follow_umask
 
 PEFT_PREFIX = "base_model.model."
 MANIFEST = "SHA256SUMS"
+STATE = "trainer_state.pt"
 
 
 def _lora_scalings(model: torch.nn.Module) -> dict[str, float]:
@@ -93,9 +95,14 @@ def set_rng_state(state: dict) -> None:
         torch.cuda.set_rng_state(state["cuda"])
 
 
-def checkpoints(run_dir: str | os.PathLike) -> list[Path]:
+def step_dirs(run_dir: str | os.PathLike) -> list[Path]:
+    """Every checkpoints/step_* directory, oldest first, complete or not."""
     root = Path(run_dir) / "checkpoints"
-    return sorted(p for p in root.glob("step_*") if (p / "trainer_state.pt").is_file()) if root.is_dir() else []
+    return sorted(p for p in root.glob("step_*") if p.is_dir()) if root.is_dir() else []
+
+
+def checkpoints(run_dir: str | os.PathLike) -> list[Path]:
+    return [p for p in step_dirs(run_dir) if (p / STATE).is_file()]
 
 
 def latest(run_dir: str | os.PathLike) -> Path | None:
@@ -127,11 +134,13 @@ def write_manifest(ckpt: Path) -> None:
 
 def verify(ckpt: Path) -> str | None:
     """None if every file of the checkpoint matches its SHA256SUMS, else what is wrong (one phrase).
-    A checkpoint written before checksums existed has no manifest and is taken as it is."""
+    A checkpoint without SHA256SUMS or trainer_state.pt is incomplete: nothing vouches for it (a
+    manifest deleted by hand, a copy that stopped part-way), so it is never trusted."""
     ckpt = Path(ckpt)
     manifest = ckpt / MANIFEST
-    if not manifest.is_file():
-        return None
+    for name in (MANIFEST, STATE):
+        if not (ckpt / name).is_file():
+            return f"{name} is missing"
     want = {}
     for line in manifest.read_text(errors="replace").splitlines():
         h, sep, name = line.partition("  ")
@@ -147,9 +156,10 @@ def verify(ckpt: Path) -> str | None:
 
 
 def latest_intact(run_dir: str | os.PathLike, warn: Callable[[str], None]) -> Path | None:
-    """The newest checkpoint that verifies. Each corrupt one on the way is renamed corrupt_step_*
-    (kept for inspection, never picked again) and reported with one line through `warn`."""
-    for ckpt in reversed(checkpoints(run_dir)):
+    """The newest checkpoint that verifies. Each corrupt or incomplete one on the way (every
+    step_* directory counts, with or without its trainer state) is renamed corrupt_step_* (kept
+    for inspection, never picked again) and reported with one line through `warn`."""
+    for ckpt in reversed(step_dirs(run_dir)):
         problem = verify(ckpt)
         if problem is None:
             return ckpt
@@ -157,7 +167,8 @@ def latest_intact(run_dir: str | os.PathLike, warn: Callable[[str], None]) -> Pa
         shutil.rmtree(aside, ignore_errors=True)
         os.replace(ckpt, aside)
         older = checkpoints(run_dir)
-        warn(f"checkpoint {ckpt} is corrupt ({problem}); moved to {aside.name}, "
+        what = "incomplete" if problem.endswith("is missing") else "corrupt"
+        warn(f"checkpoint {ckpt} is {what} ({problem}); moved to {aside.name}, "
              + (f"resuming from {older[-1].name}" if older else "no intact checkpoint left: starting afresh"))
     return None
 
@@ -196,10 +207,17 @@ def save(run_dir: str | os.PathLike, step: int, model, optimizer, scheduler, tok
         if final.exists():
             shutil.rmtree(final)
         os.replace(tmp, final)
-        for old in checkpoints(run_dir)[:-keep_last]:
-            shutil.rmtree(old)
+        prune(run_dir, keep_last)
     dist.barrier()
     return final
+
+
+def prune(run_dir: str | os.PathLike, keep_last: int) -> None:
+    """Delete all but the newest keep_last step_* directories, a half-deleted one (a run killed
+    while pruning) too. save() prunes after each checkpoint; the trainer again at the end, for a
+    run resumed from its last checkpoint after a kill in that checkpoint's pruning."""
+    for old in step_dirs(run_dir)[:-keep_last]:
+        shutil.rmtree(old)
 
 
 def load_state(path: str | os.PathLike, main: bool) -> dict:
@@ -220,6 +238,9 @@ def restore(state: dict, model, optimizer, scheduler, ctx: dist.Ctx) -> dict:
         osd = _under_lm(osd)  # written before the trainer wrapped the model in dist.LogprobModel
     set_optimizer_state_dict(model, optimizer, optim_state_dict=osd,
                              options=StateDictOptions(full_state_dict=True, broadcast_from_rank0=True))
+    for group in optimizer.param_groups:  # the round trip gives AdamW's betas back as a list
+        if isinstance(group.get("betas"), list):
+            group["betas"] = tuple(group["betas"])
     scheduler.load_state_dict(state["scheduler"])
     mine = state["ranks"][ctx.rank % len(state["ranks"])]
     set_rng_state(mine["rng"])

@@ -23,7 +23,7 @@ from decimal import Decimal, InvalidOperation
 from utils.sandbox import Sandbox
 
 STATUSES = ("pass", "wrong_answer", "timeout", "runtime_error", "compile_error", "no_code")
-_FENCE = re.compile(r"```(?:python|py|python3)?[ \t]*\n(.*?)```", re.DOTALL)
+_FENCE = re.compile(r"```(?:python|py|python3)?[ \t]*\r?\n(.*?)```", re.DOTALL)  # CRLF too
 MAX_CODE_CHARS = 100_000
 
 

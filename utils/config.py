@@ -12,7 +12,7 @@
   drops the base's test split (a dataclass section goes back to its defaults first).
 - `--help` prints every field with its type, default and help text.
 
-Any unknown key, wrong type, bad choice, missing file or malformed override prints ONE line
+Any unknown key, wrong type, bad choice, NaN, missing file or malformed override prints ONE line
 on stderr naming the key and the file it came from, and exits with code 2. This module
 imports nothing heavy, so entry scripts can load their config before importing torch.
 """
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import platform
 import re
@@ -207,7 +208,10 @@ def _check_choices(obj: Any, sources: dict[str, str], prefix: str = "") -> None:
 
 
 def _check_nested(value: Any, sources: dict[str, str], key: str) -> None:
-    """Choices inside sections and inside list / mapping entries (benchmarks.0.kind)."""
+    """Choices inside sections and inside list / mapping entries (benchmarks.0.kind); NaN anywhere
+    (it passes every comparison a validate() makes: `nan <= 0` is false)."""
+    if isinstance(value, float) and math.isnan(value):
+        raise ConfigError(key, _source_of(key, sources), "is NaN: give a number")
     if dataclasses.is_dataclass(value):
         _check_choices(value, sources, key)
     elif isinstance(value, (list, tuple)):

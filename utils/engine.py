@@ -100,6 +100,9 @@ class EngineConfig:
                                             f"needs a key; api_key_env='' sends none)")
         if template_problem(self.chat_template):
             yield f"{prefix}.chat_template", template_problem(self.chat_template)
+        if self.backend == "replay" and not Path(self.replay_path).is_file():
+            yield f"{prefix}.replay_path", (f"{self.replay_path!r} is not a file (JSONL of {{prompt|match, "
+                                            f"responses}}, what the replay backend answers with)")
         for key in ("batch_size", "max_retries", "concurrency", "max_model_len", "max_num_batched_tokens"):
             least = 0 if key in ("max_retries", "max_num_batched_tokens") else 1
             if getattr(self, key) < least:

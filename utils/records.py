@@ -144,6 +144,27 @@ def read_jsonl_tolerant(path: str | os.PathLike) -> list[dict]:
     return out
 
 
+def cut_after_step(path: str | os.PathLike, step: int) -> None:
+    """Cut an append-only per-step log (rows in step order, each with a "step") back to the rows of
+    steps <= step, in place: what a run resumed from step's checkpoint does before it redoes the
+    steps after it, so each is logged once. A torn last line goes too. Reads line by line (a
+    samples.jsonl of a long run is large) and truncates at the first row past `step`."""
+    path = Path(path)
+    if not path.is_file():
+        return
+    keep = 0
+    with open(path, "rb+") as f:
+        for n, raw in enumerate(f, 1):
+            if raw.strip():
+                if not raw.endswith(b"\n"):
+                    break  # torn: a crash mid-append
+                row = _parse_line(path, n, raw)
+                if isinstance(row, dict) and isinstance(row.get("step"), int) and row["step"] > step:
+                    break
+            keep += len(raw)
+        f.truncate(keep)
+
+
 def shard_path(out_dir: str | os.PathLike, split: str, index: int) -> Path:
     return Path(out_dir) / f"{split}-{index:05d}.jsonl"
 

@@ -84,7 +84,8 @@ def all_blocks(text: str, tag: str) -> list[str]:
 
 
 def parse_args(text: str | None) -> tuple | None:
-    """The arguments of one call, written as Python literals separated by commas; None if not."""
+    """The arguments of one call, written as Python literals separated by commas; None if not, or
+    if render_args could not write them back (an int whose repr passes Python's 4,300-digit limit)."""
     if text is None or len(text) > MAX_ANSWER_CHARS:
         return None
     text = text.strip()
@@ -93,7 +94,9 @@ def parse_args(text: str | None) -> tuple | None:
         if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name) or call.func.id != "__f" \
                 or call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
             return None
-        return tuple(ast.literal_eval(a) for a in call.args)
+        args = tuple(ast.literal_eval(a) for a in call.args)
+        render_args(args)  # ValueError past Python's int <-> str digit limit (a 4,000-digit hex literal)
+        return args
     except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
         return None
 

@@ -41,7 +41,8 @@ LIMIT = 1e300            # larger values make a lane unusable
 MPMATH_DPS = 30
 MAX_MAG_BITS = 1100      # mpmath values above 2^1100 (> LIMIT) stop a lane: no giant exponents
 
-_TOKEN = re.compile(r"[ \t]*(?:(\d+\.?\d*|\.\d+)|([A-Za-z_][A-Za-z0-9_]*)|(\*\*|[-+*/^()]))")
+# [0-9], not \d: \d (and float()) take other scripts' digits, which the answer syntax does not
+_TOKEN = re.compile(r"[ \t]*(?:([0-9]+\.?[0-9]*|\.[0-9]+)|([A-Za-z_][A-Za-z0-9_]*)|(\*\*|[-+*/^()]))")
 
 
 class Unsupported(Exception):

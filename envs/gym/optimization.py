@@ -405,7 +405,7 @@ class MatrixChainMultiplication(GymEnv):
                 stack.append((l1, r2, c1 + c2 + dims[l1] * dims[r1 + 1] * dims[r2 + 1]))
             elif ch in "Aa":
                 j = i + 1
-                while j < len(answer) and answer[j].isdigit() and j - i < 8:
+                while j < len(answer) and answer[j] in "0123456789" and j - i < 8:  # not '١' (isdigit)
                     j += 1
                 k = int(answer[i + 1:j]) if j > i + 1 else 0
                 if not 1 <= k <= len(dims) - 1:
