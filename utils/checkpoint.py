@@ -137,10 +137,14 @@ def verify(ckpt: Path) -> str | None:
     A checkpoint without SHA256SUMS or trainer_state.pt is incomplete: nothing vouches for it (a
     manifest deleted by hand, a copy that stopped part-way), so it is never trusted."""
     ckpt = Path(ckpt)
-    manifest = ckpt / MANIFEST
-    for name in (MANIFEST, STATE):
-        if not (ckpt / name).is_file():
-            return f"{name} is missing"
+    return f"{STATE} is missing" if not (ckpt / STATE).is_file() else verify_files(ckpt)
+
+
+def verify_files(folder: Path) -> str | None:
+    """None if the folder's SHA256SUMS exists and every file it lists matches, else what is wrong."""
+    ckpt, manifest = Path(folder), Path(folder) / MANIFEST
+    if not manifest.is_file():
+        return f"{MANIFEST} is missing"
     want = {}
     for line in manifest.read_text(errors="replace").splitlines():
         h, sep, name = line.partition("  ")

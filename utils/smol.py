@@ -53,17 +53,17 @@ def gguf_path() -> Path:
 
 
 def _intact(out: Path, source: dict) -> bool:
-    from utils.checkpoint import MANIFEST, verify
+    from utils.checkpoint import verify_files
 
     marker = out / MARKER
-    if not (marker.is_file() and (out / MANIFEST).is_file()):
+    if not marker.is_file():
         return False
     try:
         if json.loads(marker.read_text()) != source:
             return False
     except ValueError:
         return False
-    return verify(out) is None
+    return verify_files(out) is None
 
 
 def build_smol(out: str | Path) -> Path:
