@@ -240,3 +240,29 @@ def test_a_tied_embedding_reaches_vllm_as_the_lm_head_too():
     assert [n for n, _ in tied] == ["model.embed_tokens.weight", "lm_head.weight", "model.norm.weight"]
     assert tied[1][1] is emb
     assert list(_with_tied_head(iter(pairs), tied=False)) == pairs
+
+
+def test_mixed_computes_in_bf16_on_cpu_and_keeps_fp32_weights(tiny, one_thread):
+    """dtype=mixed: fp32 weights (and gradients) with bf16 autocast on CPU as well (auto autocasts on
+    GPU only): the log-probs move by bf16 rounding, not more."""
+    import train
+
+    from utils import dist
+
+    ctx = dist.init()
+    try:
+        got = {}
+        for dtype in ("auto", "mixed"):
+            cfg = load_or_raise(train.TrainConfig, [f"model={tiny}", "data.sources=[{env: sorting}]", f"dtype={dtype}"])
+            torch.manual_seed(0)
+            model = train.wrap(train.build_model(cfg, ctx, tiny)[0], "none", None, cfg, ctx)
+            ids = torch.randint(0, 500, (2, 12))
+            one = torch.ones_like(ids)
+            lp, _ = model(ids, one, one.cumsum(1) - 1, ids[:, -4:])
+            lp.sum().backward()
+            assert {p.dtype for p in model.parameters()} == {p.grad.dtype for p in model.parameters()} == {torch.float32}
+            got[dtype] = lp.detach()
+    finally:
+        dist.close()
+    gap = (got["auto"] - got["mixed"]).abs().max().item()
+    assert 0 < gap < 0.1, gap

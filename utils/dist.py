@@ -214,10 +214,10 @@ def wrap(model: torch.nn.Module, strategy: str, ctx: Ctx, *, mesh=None, bf16: bo
          chunk_tokens: int = 512, trainable: bool = True) -> torch.nn.Module:
     """A LogprobModel around `model`, on ctx.device: as is, under DDP, or sharded by FSDP2
     (`mesh` from device_mesh: fsdp or hsdp) with one shard unit per decoder layer (the model's
-    `_no_split_modules`). bf16: bf16 compute (autocast; FSDP2 gathers bf16 and reduces in fp32).
-    trainable=False (the frozen reference): no DDP, and FSDP2 reshards the root after its forward
-    too, as no backward will."""
-    autocast = torch.bfloat16 if bf16 and ctx.device.type == "cuda" else None
+    `_no_split_modules`). bf16: bf16 compute (autocast, on GPU or CPU; FSDP2 gathers bf16 and
+    reduces in fp32). trainable=False (the frozen reference): no DDP, and FSDP2 reshards the root
+    after its forward too, as no backward will."""
+    autocast = torch.bfloat16 if bf16 else None
     scorer = LogprobModel(model, chunk_tokens, autocast)
     if strategy == "none" or (strategy == "ddp" and not trainable):
         return scorer.to(ctx.device)
