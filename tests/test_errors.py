@@ -82,6 +82,7 @@ CASES = [
     ("train", ["optim.betas=[0.9]"], "optim.betas", "two"),
     ("train", ["stage=sft", "sft.batch_size=8", "sft.micro_batch_size=16"], "sft.micro_batch_size",
      "<= sft.batch_size"),
+    ("train", ["rl.batch_size=16", "rl.micro_batch_size=32"], "rl.micro_batch_size", "<= rl.batch_size"),
     ("evaluate", ["benchmarks=[{name: x, path: {t}/ok.jsonl}]", "max_tokens=0"], "max_tokens", ">= 1"),
     ("evaluate", ["benchmarks=[{name: x, path: {t}/ok.jsonl}]", "temperature=-1"], "temperature", ">= 0"),
     ("evaluate", ["benchmarks=[{name: x, path: {t}/ok.jsonl}]", "top_p=2"], "top_p", "(0, 1]"),
