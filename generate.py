@@ -330,6 +330,19 @@ def traces_records(cfg: GenerateConfig) -> None:
         fail(cfg, "traces.records", f"no records in {cfg.traces.records}: no problems for the teacher", "generate.py")
 
 
+def select_records(cfg: GenerateConfig) -> tuple[list[dict], dict]:
+    """mode=select: the selection, made before anything is written, so that input that cannot be read or
+    selected from (not JSONL, duplicate ids) is one line naming the key."""
+    from envs.code import data
+    from utils.config import fail
+
+    try:
+        return data.select(cfg.select, cfg.seed)
+    except ValueError as e:  # the message names the file: the match file's, or one of select.data
+        match = cfg.select.match and str(e).startswith(str(Path(cfg.select.match)))
+        fail(cfg, "select.match" if match else "select.data", str(e), "generate.py")
+
+
 def refuse_other_settings(cfg: GenerateConfig) -> None:
     """One line (exit 2) when out= holds a dataset that other settings made, before anything is
     written: its shards, config.yaml and run_info.json stay as they were."""
@@ -356,6 +369,7 @@ def main(argv: list[str]) -> None:
         first_records(cfg)
     if cfg.mode == "sft_traces":
         traces_records(cfg)
+    selected = select_records(cfg) if cfg.mode == "select" else None
     lock = RunLock(cfg.out, "generate.py")
     try:  # two runs into one directory would mix their shards and provenance
         lock.acquire()
@@ -366,12 +380,13 @@ def main(argv: list[str]) -> None:
         refuse_other_settings(cfg)
         remove_stale_temps(cfg.out)  # a killed run's half-written files; none is in use while we hold the lock
         save_run_info(cfg, cfg.out, seed=cfg.seed)
-        run_mode(cfg)
+        run_mode(cfg, selected)
     finally:
         lock.release()
 
 
-def run_mode(cfg: GenerateConfig) -> None:
+def run_mode(cfg: GenerateConfig, selected: tuple[list[dict], dict] | None = None) -> None:
+    """Make the mode's output in cfg.out (mode=select: write `selected`, select_records' result)."""
     from utils.records import atomic_write_text
 
     if cfg.mode == "envs":
@@ -411,10 +426,7 @@ def run_mode(cfg: GenerateConfig) -> None:
 
             write_jsonl(Path(cfg.out) / "seeds.jsonl", rows)
         else:
-            try:
-                rows, report = data.select(cfg.select, cfg.seed)
-            except ValueError as e:
-                sys.exit(f"generate.py: {e}")
+            rows, report = selected
             data.write_shards(Path(cfg.out), rows, cfg.shard_size)
         atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps({"out": cfg.out, "counts": report}, indent=2) + "\n")
         print(data.format_report(cfg.mode, cfg.out, report, len(rows)))

@@ -271,6 +271,9 @@ class TrainConfig:
                 yield f"rl.{key}", "must be >= 1"
         if r.batch_size % r.minibatches:
             yield "rl.minibatches", f"rl.batch_size={r.batch_size} is not a multiple of {r.minibatches}"
+        if r.micro_batch_size > r.batch_size:  # no forward pass on any rank holds more than a step's rollouts
+            yield "rl.micro_batch_size", (f"{r.micro_batch_size} must be <= rl.batch_size {r.batch_size} "
+                                          f"(rollouts per forward pass on one rank, of a step's batch)")
         for key in ("eps_low", "eps_high"):
             v = getattr(r, key)
             if v is not None and v < 0:

@@ -1,17 +1,22 @@
-"""What the RLVE and RACES reproduction scripts share: a paper's stages as cluster commands, and the same
-commands run CPU-sized in one process (tiny model, fixture benchmarks) with each stage's overrides appended.
+"""What the reproduction scripts (puzzle-to-math, RLVE, RACES) share: a paper's stages as cluster commands, the
+same commands run CPU-sized in one process (tiny model, fixture benchmarks) with each stage's overrides
+appended, and the command line (--print, --cpu DIR [--only ...], --summary where the paper has one).
 
 A Stage is one command line as the reproduce page prints it. `each` runs it once per directory matching a
 glob ({dir} and {name} filled in: the directory and its base name). On CPU, hub benchmarks of the
 evaluation configs are pointed at fixture files of their layout (tests/data/bench; `fixtures` maps a hub
-path prefix to a file and the fields that file needs), `--config configs/...` becomes an absolute path,
-`runs/` lives under the output directory, and `{tiny}` / `{out}` in overrides are filled in.
+path prefix to a file and the benchmark keys that file needs, `fields` merged into the benchmark's),
+`--config configs/...` becomes an absolute path, `runs/` lives under the output directory, and `{tiny}` /
+`{out}` in overrides are filled in.
 """
 from __future__ import annotations
 
+import argparse
 import glob
+import json
 import os
 import shlex
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,7 +59,7 @@ def doc_block(doc: Path) -> list[str]:
 
 def cpu_eval_config(name: str, out: Path, fixtures: dict[str, tuple[str, dict]], sample: int = 0) -> Path:
     """configs/eval/<name> with every hub benchmark on the fixture file of its layout: the same names,
-    kinds and fields (plus the fixture's), no expected count, no date window; `sample` problems each."""
+    kinds and fields, the fixture's keys added; no expected count, no date window; `sample` problems each."""
     import yaml
 
     src = ROOT / "configs" / "eval" / name
@@ -64,8 +69,9 @@ def cpu_eval_config(name: str, out: Path, fixtures: dict[str, tuple[str, dict]],
     for b in cfg.get("benchmarks", []):
         hit = next((v for prefix, v in fixtures.items() if b["path"].startswith(prefix)), None)
         if hit is not None:
-            b.update(path=str(BENCH / hit[0]), problems=0, data_files="", date_from="", date_to="", split="test")
-            b["fields"] = {**b.get("fields", {}), **hit[1]}
+            file, keys = hit
+            b.update(path=str(BENCH / file), problems=0, data_files="", date_from="", date_to="", split="test")
+            b.update({**keys, "fields": {**b.get("fields", {}), **keys.get("fields", {})}})
         if sample:
             b["sample"] = sample
     dest = out / "cpu_configs" / name
@@ -104,14 +110,37 @@ def run_cpu(stages: list[Stage], out: Path, fixtures: dict[str, tuple[str, dict]
                 argv = shlex.split(fill(s.cmd, dir=d, name=Path(d).name) if d else s.cmd)
                 argv = argv[argv.index(next(a for a in argv if a.endswith(".py"))):]  # drop python / torchrun
                 script, args = argv[0], argv[1:]
-                for flag in ("--config",):
-                    if flag in args:
-                        i = args.index(flag) + 1
-                        args[i] = str(cpu_eval_config(Path(args[i]).name, out, fixtures, sample)
-                                      if args[i].startswith("configs/eval/") else ROOT / args[i])
+                if "--config" in args:
+                    i = args.index("--config") + 1
+                    args[i] = str(cpu_eval_config(Path(args[i]).name, out, fixtures, sample)
+                                  if args[i].startswith("configs/eval/") else ROOT / args[i])
                 args += [fill(a, tiny=tiny, out=str(out), root=str(ROOT)) for a in s.cpu]
                 entry[script](args)
             seconds[s.id] = round(time.process_time() - t0, 2)
     finally:
         os.chdir(cwd)
     return seconds
+
+
+def main(argv: list[str], doc: str, stages: list[Stage], fixtures: dict[str, tuple[str, dict]] | None = None,
+         summary=None, summary_help: str = "", **cpu) -> None:
+    """A reproduce script's command line: --print, --cpu DIR [--only ...], and --summary (`summary()` -> the path
+    it wrote) where the paper has one. `cpu`: run_cpu's sample, hooks and entries."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--print", action="store_true", help="print the cluster commands, in order")
+    g.add_argument("--cpu", metavar="DIR", help="run every stage CPU-sized under DIR")
+    if summary:
+        g.add_argument("--summary", action="store_true", help=summary_help)
+    p.add_argument("--only", nargs="*", help="with --cpu: only these stage ids")
+    a = p.parse_args(argv)
+    if a.print:
+        print("\n".join(commands(stages)))
+        return
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    if summary and a.summary:
+        print(f"wrote {summary()}")
+        return
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    print(json.dumps(run_cpu(stages, Path(a.cpu), fixtures or {}, a.only, **cpu), indent=2))

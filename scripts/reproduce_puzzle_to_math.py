@@ -11,29 +11,16 @@ model, replayed answers and the embedded n-gram labeller. It shows the wiring, n
 """
 from __future__ import annotations
 
-import argparse
-import glob
-import json
-import os
-import shlex
 import sys
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import reproduce_lib  # noqa: E402
+from reproduce_lib import Stage  # noqa: E402
+
 TRAIN = "torchrun --nproc_per_node 8 train.py"
 EVAL = "python evaluate.py --config configs/eval/puzzle_to_math.yaml"
 CLASSIFIER = "classifier.load=runs/analysis/p2m/analysis/classifier"  # fine-tuned once, by stage `analysis`
-
-
-@dataclass
-class Stage:
-    id: str
-    cmd: str
-    cpu: list[str] = field(default_factory=list)  # overrides appended on CPU ({tiny}, {out} filled in)
-    each: str = ""  # run cmd once per directory matching this glob ({dir}, {name} filled in)
-
 
 RL_CPU = ["rl.steps=2", "rl.batch_size=8", "rl.group_size=4", "rl.minibatches=2", "rl.micro_batch_size=8",
           "rl.max_tokens=12", "rl.engine.backend=hf", "keep_every=1", "save_every=1000", "gradient_checkpointing=false",
@@ -99,48 +86,10 @@ STAGES = [
 ]
 
 
-def fill(text: str, **values: str) -> str:
-    """{key} placeholders replaced (str.format would trip on the YAML braces of overrides)."""
-    for k, v in values.items():
-        text = text.replace("{" + k + "}", v)
-    return text
-
-
-def commands() -> list[str]:
-    """The stages as they run on a cluster, in order (a loop for per-checkpoint stages)."""
-    out = []
-    for s in STAGES:
-        if s.each:
-            out.append(f"for d in {s.each}; do {fill(s.cmd, dir='$d', name='$(basename $d)')}; done")
-        else:
-            out.append(s.cmd)
-    return out
-
-
-# ------------------------------------------------------------------ the CPU variant
-
-
-FIXTURES = {"MathArena/": "matharena.jsonl", "allenai/omega-": "omega.jsonl", "RUC-AIBOX/OlymMATH": "math.jsonl"}
-
-
-def cpu_eval_config(name: str, out: Path) -> Path:
-    """configs/eval/<name> with every hub benchmark on the fixture file of its layout (3 problems per
-    N=100 subset, no expected count): the same benchmark names, kinds, fields and groups."""
-    import yaml
-
-    src = ROOT / "configs" / "eval" / name
-    cfg = yaml.safe_load(src.read_text())
-    if "base" in cfg:
-        cfg["base"] = str(src.parent / cfg["base"])
-    for b in cfg.get("benchmarks", []):
-        hub = next((f for prefix, f in FIXTURES.items() if b["path"].startswith(prefix)), None)
-        if hub is not None:
-            b.update(path=str(ROOT / "tests" / "data" / "bench" / hub), problems=0, data_files="",
-                     sample=min(b.get("sample", 0), 3))
-    dest = out / "cpu_configs" / name
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    dest.write_text(yaml.safe_dump(cfg, sort_keys=False))
-    return dest
+# hub benchmark -> the fixture file of its layout (tests/data/bench) and the keys it needs: 3 problems per
+# OMEGA N=100 subset
+FIXTURES = {"MathArena/": ("matharena.jsonl", {}), "allenai/omega-": ("omega.jsonl", {"sample": 3}),
+            "RUC-AIBOX/OlymMATH": ("math.jsonl", {})}
 
 
 def teacher_replay(out: Path) -> None:
@@ -151,59 +100,8 @@ def teacher_replay(out: Path) -> None:
     write_jsonl(out / "teacher_replay.jsonl", [{"prompt": r["prompt"], "responses": [r["answer"]]} for r in recs])
 
 
-def run_cpu(out: Path, only: list[str] | None = None) -> dict[str, float]:
-    """Every stage (or those named in `only`) on CPU under out/runs; returns seconds per stage."""
-    import analyze
-    import evaluate
-    import generate
-    import train
-    from utils.tiny import build_tiny
-
-    out = out.resolve()
-    (out / "runs").mkdir(parents=True, exist_ok=True)
-    tiny = str(build_tiny(out / "tiny"))
-    entry = {"generate.py": generate.main, "train.py": train.main, "evaluate.py": evaluate.main,
-             "analyze.py": analyze.main}
-    cwd, seconds = os.getcwd(), {}
-    os.chdir(out)  # configs name runs/...: here, out/runs
-    try:
-        for s in STAGES:
-            if only and s.id not in only:
-                continue
-            if s.id == "eval_teacher":
-                teacher_replay(out)
-            t0 = time.process_time()
-            dirs = sorted(glob.glob(s.each)) if s.each else [None]
-            for d in dirs:
-                argv = shlex.split(fill(s.cmd, dir=d, name=Path(d).name) if d else s.cmd)
-                argv = argv[argv.index(next(a for a in argv if a.endswith(".py"))):]  # drop python / torchrun
-                script, args = argv[0], argv[1:]
-                if "--config" in args:
-                    i = args.index("--config") + 1
-                    args[i] = str(cpu_eval_config(Path(args[i]).name, out) if args[i].startswith("configs/eval/")
-                                  else ROOT / args[i])
-                args += [fill(a, tiny=tiny, out=str(out)) for a in s.cpu]
-                entry[script](args)
-            seconds[s.id] = round(time.process_time() - t0, 2)
-    finally:
-        os.chdir(cwd)
-    return seconds
-
-
 def main(argv: list[str]) -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--print", action="store_true", help="print the cluster commands, in order")
-    g.add_argument("--cpu", metavar="DIR", help="run every stage CPU-sized under DIR")
-    p.add_argument("--only", nargs="*", help="with --cpu: only these stage ids")
-    a = p.parse_args(argv)
-    if a.print:
-        print("\n".join(commands()))
-        return
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    sys.path.insert(0, str(ROOT))
-    secs = run_cpu(Path(a.cpu), a.only)
-    print(json.dumps(secs, indent=2))
+    reproduce_lib.main(argv, __doc__, STAGES, FIXTURES, hooks={"eval_teacher": teacher_replay})
 
 
 if __name__ == "__main__":

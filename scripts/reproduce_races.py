@@ -12,14 +12,13 @@ model. It shows the wiring, not the paper's numbers.
 """
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reproduce_lib import ROOT, Stage, commands, run_cpu  # noqa: E402
+import reproduce_lib  # noqa: E402
+from reproduce_lib import Stage  # noqa: E402
 
 TRAIN = "torchrun --nproc_per_node 8 train.py"
 EVAL = "python evaluate.py --config configs/eval/races_paper.yaml"
@@ -29,9 +28,9 @@ RL_CPU = ["model={tiny}", "cpu_threads=1", "gradient_checkpointing=false", "rl.s
           "rl.group_size=2", "rl.micro_batch_size=4", "rl.max_tokens=8", "rl.engine.backend=hf", "save_every=2",
           "keep_every=1", "data.sources.0.params.composites=400"]
 EVAL_CPU = ["engine.backend=hf", "n=2", "k=[1,2]", "max_tokens=8", "bootstrap=20", "grading_workers=1"]
-# hub benchmark -> the fixture file of its layout and the fields that file needs (tests/data/bench)
-FIXTURES = {"HuggingFaceH4/aime_2024": ("math.jsonl", {"id": "unique_id"}),
-            "yentinglin/aime_2025": ("math.jsonl", {"id": "unique_id"}),
+# hub benchmark -> the fixture file of its layout and the keys that file needs (tests/data/bench)
+FIXTURES = {"HuggingFaceH4/aime_2024": ("math.jsonl", {"fields": {"id": "unique_id"}}),
+            "yentinglin/aime_2025": ("math.jsonl", {"fields": {"id": "unique_id"}}),
             "data/livecodebench/": ("livecodebench.jsonl", {}),
             "BytedTsinghua-SIA/Enigmata": ("enigmata.jsonl", {}),
             "google/IFEval": ("ifeval.jsonl", {}),
@@ -118,29 +117,10 @@ def summary(root: Path = Path(".")) -> Path:
     return out / "races_summary.md"
 
 
-def summary_main(argv: list[str]) -> None:
-    print(f"wrote {summary()}")
-
-
 def main(argv: list[str]) -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--print", action="store_true", help="print the cluster commands, in order")
-    g.add_argument("--cpu", metavar="DIR", help="run every stage CPU-sized under DIR")
-    g.add_argument("--summary", action="store_true", help="write runs/figures/races_* from runs/eval/races_*")
-    p.add_argument("--only", nargs="*", help="with --cpu: only these stage ids")
-    a = p.parse_args(argv)
-    if a.print:
-        print("\n".join(commands(STAGES)))
-        return
-    sys.path.insert(0, str(ROOT))
-    if a.summary:
-        summary_main([])
-        return
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    secs = run_cpu(STAGES, Path(a.cpu), FIXTURES, a.only, sample=1,
-                   entries={"scripts/reproduce_races.py": summary_main})
-    print(json.dumps(secs, indent=2))
+    reproduce_lib.main(argv, __doc__, STAGES, FIXTURES, sample=1, summary=summary,
+                       summary_help="write runs/figures/races_* from runs/eval/races_*",
+                       entries={"scripts/reproduce_races.py": main})  # the summary stage
 
 
 if __name__ == "__main__":

@@ -11,14 +11,13 @@ paper's numbers.
 """
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reproduce_lib import ROOT, Stage, commands, run_cpu  # noqa: E402
+import reproduce_lib  # noqa: E402
+from reproduce_lib import ROOT, Stage  # noqa: E402
 
 TRAIN = "torchrun --nproc_per_node 8 train.py"
 EVAL = "python evaluate.py --config configs/eval/rlve_held_out.yaml"
@@ -81,28 +80,10 @@ def summary(root: Path = Path(".")) -> Path:
     return out / "rlve_summary.md"
 
 
-def summary_main(argv: list[str]) -> None:
-    print(f"wrote {summary()}")
-
-
 def main(argv: list[str]) -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--print", action="store_true", help="print the cluster commands, in order")
-    g.add_argument("--cpu", metavar="DIR", help="run every stage CPU-sized under DIR")
-    g.add_argument("--summary", action="store_true", help="write runs/figures/rlve_summary.md from runs/eval/rlve_*")
-    p.add_argument("--only", nargs="*", help="with --cpu: only these stage ids")
-    a = p.parse_args(argv)
-    if a.print:
-        print("\n".join(commands(STAGES)))
-        return
-    sys.path.insert(0, str(ROOT))
-    if a.summary:
-        summary_main([])
-        return
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    secs = run_cpu(STAGES, Path(a.cpu), {}, a.only, entries={"scripts/reproduce_rlve.py": summary_main})
-    print(json.dumps(secs, indent=2))
+    reproduce_lib.main(argv, __doc__, STAGES, summary=summary,
+                       summary_help="write runs/figures/rlve_summary.md from runs/eval/rlve_*",
+                       entries={"scripts/reproduce_rlve.py": main})  # the summary stage
 
 
 if __name__ == "__main__":

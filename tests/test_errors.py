@@ -82,6 +82,7 @@ CASES = [
     ("train", ["optim.betas=[0.9]"], "optim.betas", "two"),
     ("train", ["stage=sft", "sft.batch_size=8", "sft.micro_batch_size=16"], "sft.micro_batch_size",
      "<= sft.batch_size"),
+    ("train", ["rl.batch_size=16", "rl.micro_batch_size=32"], "rl.micro_batch_size", "<= rl.batch_size"),
     ("evaluate", ["benchmarks=[{name: x, path: {t}/ok.jsonl}]", "max_tokens=0"], "max_tokens", ">= 1"),
     ("evaluate", ["benchmarks=[{name: x, path: {t}/ok.jsonl}]", "temperature=-1"], "temperature", ">= 0"),
     ("evaluate", ["benchmarks=[{name: x, path: {t}/ok.jsonl}]", "top_p=2"], "top_p", "(0, 1]"),
@@ -206,6 +207,27 @@ def test_evaluate_refuses_an_empty_benchmark_and_a_corrupt_one(files, tmp_path, 
         line = one_line(capsys, "evaluate.py")
         assert e.value.code == 2 and "benchmarks.0.path (command line)" in line and words in line, line
     assert not (tmp_path / "eval").exists()
+
+
+@pytest.mark.parametrize("data,match,key,words", [
+    ("dup.jsonl", "", "select.data", "duplicate record ids"),
+    ("garbled.jsonl", "", "select.data", "garbled.jsonl:3: not valid JSON"),
+    ("one.jsonl", "garbled.jsonl", "select.match", "garbled.jsonl:3: not valid JSON"),
+])
+def test_generate_select_errors_are_one_config_line(files, tmp_path, capsys, data, match, key, words):
+    # issue 21: mode=select said `generate.py: <error>` with exit 1, after writing config.yaml and run_info.json
+    import generate
+
+    rec = {"id": "a", "env": "sorting", "difficulty": 0, "prompt": "p", "answer": None, "meta": {"pass_rate": 0.5}}
+    (tmp_path / "one.jsonl").write_text(json.dumps(rec) + "\n")
+    (tmp_path / "dup.jsonl").write_text((json.dumps(rec) + "\n") * 2)
+    (tmp_path / "garbled.jsonl").write_bytes((files / "garbled.jsonl").read_bytes())
+    argv = ["mode=select", f"out={tmp_path}/out", f"select.data=[{tmp_path / data}]"]
+    with pytest.raises(SystemExit) as e:
+        generate.main(argv + ([f"select.match={tmp_path / match}"] if match else []))
+    line = one_line(capsys, "generate.py")
+    assert e.value.code == 2 and f"config error: {key} (command line)" in line and words in line, line
+    assert not (tmp_path / "out").exists()
 
 
 def test_entry_scripts_say_it_in_one_line_with_exit_2(files):

@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import csv
 import json
-import re
-import sys
 from pathlib import Path
 
-import pytest
+from reproduce_helpers import ROOT, check_doc_stages, check_outputs, cpu_run
 
-ROOT = Path(__file__).resolve().parents[1]
+import reproduce_puzzle_to_math as p2m  # noqa: E402 (scripts/ is on sys.path once reproduce_helpers is imported)
+
 DOC = ROOT / "docs" / "reproduce" / "puzzle_to_math.md"
-sys.path.insert(0, str(ROOT / "scripts"))
-import reproduce_puzzle_to_math as p2m  # noqa: E402
+TABLE = "## Every figure and table"
+run = cpu_run(p2m)
 
 
 def rows_of(path: Path) -> list[dict]:
@@ -22,38 +21,12 @@ def rows_of(path: Path) -> list[dict]:
         return list(csv.DictReader(f))
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory) -> Path:
-    import torch
-
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    out = tmp_path_factory.mktemp("p2m")
-    try:
-        p2m.run_cpu(out)
-    finally:
-        torch.set_num_threads(n)
-    return out
-
-
 def test_doc_command_block_is_the_scripts():
-    text = DOC.read_text()
-    block = text.split("<!-- commands:", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
-    assert block.strip().splitlines() == p2m.commands()
-    stages = {s.id for s in p2m.STAGES}
-    table = text.split("## Every figure and table", 1)[1]
-    for row in table.splitlines():
-        if row.startswith("| ") and not row.startswith("| paper item"):
-            named = {s.strip() for s in row.split(" | ")[2].split(",")}
-            assert named <= stages, row
+    check_doc_stages(DOC, p2m, TABLE)
 
 
 def test_every_output_in_the_table_exists(run):
-    table = DOC.read_text().split("## Every figure and table", 1)[1]
-    paths = set(re.findall(r"`(runs/[^`\s]+)`", table))
-    assert len(paths) >= 25
-    missing = [p for p in sorted(paths) if not (run / p).exists()]
-    assert not missing, missing
+    check_outputs(run, DOC, TABLE, 25)
 
 
 def test_data_and_training_rows(run):

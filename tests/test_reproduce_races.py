@@ -4,52 +4,26 @@ benchmark), and every output file its table names is written. One pipeline run f
 from __future__ import annotations
 
 import json
-import re
-import sys
-from pathlib import Path
 
-import pytest
+from reproduce_helpers import ROOT, check_doc_stages, check_outputs, cpu_run
 
-ROOT = Path(__file__).resolve().parents[1]
+import reproduce_races as races  # noqa: E402 (scripts/ is on sys.path once reproduce_helpers is imported)
+
 DOC = ROOT / "docs" / "reproduce" / "races.md"
-sys.path.insert(0, str(ROOT / "scripts"))
-import reproduce_lib  # noqa: E402
-import reproduce_races as races  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def run(tmp_path_factory) -> Path:
-    import torch
-
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    out = tmp_path_factory.mktemp("races")
-    try:
-        races.main(["--cpu", str(out)])
-    finally:
-        torch.set_num_threads(n)
-    return out
+TABLE = "## Every run and figure"
+run = cpu_run(races)
 
 
 def test_doc_command_block_is_the_scripts():
-    assert reproduce_lib.doc_block(DOC) == reproduce_lib.commands(races.STAGES)
+    check_doc_stages(DOC, races, TABLE)
     stages = {s.id for s in races.STAGES}
-    table = DOC.read_text().split("## Every run and figure", 1)[1].split("## Choices", 1)[0]
-    for row in table.splitlines():
-        if row.startswith("| ") and not row.startswith("| paper item"):
-            named = {s.strip() for s in row.split(" | ")[2].split(",")}
-            assert named <= stages, row
     text = DOC.read_text()
     for cfg in sorted((ROOT / "configs" / "paper").glob("races_*.yaml")):
         assert f"configs/paper/{cfg.name}" in text or cfg.stem.removeprefix("races_") in stages, cfg.name
 
 
 def test_every_output_in_the_table_exists(run):
-    table = DOC.read_text().split("## Every run and figure", 1)[1]
-    paths = set(re.findall(r"`(runs/[^`\s]+)`", table))
-    assert len(paths) >= 15
-    missing = [p for p in sorted(paths) if not (run / p).exists()]
-    assert not missing, missing
+    check_outputs(run, DOC, TABLE, 15)
 
 
 def test_runs_evaluations_and_figures(run):

@@ -4,41 +4,18 @@ written. One pipeline run feeds every check."""
 from __future__ import annotations
 
 import json
-import re
-import sys
-from pathlib import Path
 
-import pytest
+from reproduce_helpers import ROOT, check_doc_stages, check_outputs, cpu_run
 
-ROOT = Path(__file__).resolve().parents[1]
+import reproduce_rlve as rlve  # noqa: E402 (scripts/ is on sys.path once reproduce_helpers is imported)
+
 DOC = ROOT / "docs" / "reproduce" / "rlve.md"
-sys.path.insert(0, str(ROOT / "scripts"))
-import reproduce_lib  # noqa: E402
-import reproduce_rlve as rlve  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def run(tmp_path_factory) -> Path:
-    import torch
-
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    out = tmp_path_factory.mktemp("rlve")
-    try:
-        rlve.main(["--cpu", str(out)])
-    finally:
-        torch.set_num_threads(n)
-    return out
+TABLE = "## Every experiment"
+run = cpu_run(rlve)
 
 
 def test_doc_command_block_is_the_scripts():
-    assert reproduce_lib.doc_block(DOC) == reproduce_lib.commands(rlve.STAGES)
-    stages = {s.id for s in rlve.STAGES}
-    table = DOC.read_text().split("## Every experiment", 1)[1].split("## Choices", 1)[0]
-    for row in table.splitlines():
-        if row.startswith("| ") and not row.startswith("| experiment"):
-            named = {s.strip() for s in row.split(" | ")[2].replace("...", ",").split(",") if s.strip()}
-            assert named - {"every training run"} <= stages, row
+    check_doc_stages(DOC, rlve, TABLE, also=("every training run",))
 
 
 def test_every_training_config_appears(run):
@@ -48,11 +25,7 @@ def test_every_training_config_appears(run):
 
 
 def test_every_output_in_the_tables_exists(run):
-    table = DOC.read_text().split("## Every experiment", 1)[1]
-    paths = set(re.findall(r"`(runs/[^`\s]+)`", table))
-    assert len(paths) >= 8
-    missing = [p for p in sorted(paths) if not (run / p).exists()]
-    assert not missing, missing
+    check_outputs(run, DOC, TABLE, 8)
 
 
 def test_runs_and_evaluations(run):
