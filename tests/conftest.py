@@ -15,7 +15,7 @@ def hub_ids_ok(monkeypatch):
     from utils import modelpath
 
     monkeypatch.setattr(modelpath, "_hub_problem", lambda repo_id: None)
-    for key in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY"):
+    for key in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
         monkeypatch.setenv(key, "test-key")
 
 

@@ -10,7 +10,8 @@ from utils.config import ConfigError, load_or_raise
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted(p for d in ("paper", "smoke", "train") for p in (ROOT / "configs" / d).glob("*.yaml"))
-MISSING_INPUT = ("does not exist", "is not a directory", "is not a file", "not in the HF cache")
+MISSING_INPUT = ("does not exist", "is not a directory", "is not a file", "not in the HF cache",
+                 "is not set in the environment")  # an API key: the endpoint is an input too
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: f"{p.parent.name}/{p.name}")
