@@ -86,7 +86,8 @@ class GenerateConfig:
             yield from ((f"synth.{key}", msg) for key, msg in self.synth.validate())
         if self.mode in ("seeds", "select"):
             yield from ((f"{self.mode}.{key}", msg) for key, msg in getattr(self, self.mode).validate())
-        if self.mode in SECTION:
+        if self.mode in SECTION and not (self.mode == "sft_traces" and self.traces.samples == 0):
+            # (sft_traces with samples=0 only scores the records' gold answers: no teacher runs)
             yield from engine_problems(getattr(self, SECTION[self.mode]), SECTION[self.mode])
         import envs
 

