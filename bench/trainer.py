@@ -2,7 +2,7 @@
 
     python bench/trainer.py                          # the tiny local model (seconds a step: per-step overhead)
     python bench/trainer.py --model runs/smollm2 --batch 32 --max-tokens 64 --micro-batch 8 \\
-        --steps 3 --rounds 1 --minibatches 1 --informative 1.0 --reference   # SmolLM2-135M (`make smollm2`)
+        --steps 2 --rounds 2 --configs 1.0:1 1.0:4 --reference   # SmolLM2-135M (`make smollm2`): `make bench`
 
 Both trainers run GSPO on the same model, prompts (sorting problems, difficulty 0, the model's chat
 template), G, batch, response budget, sampling, reward function and threads; each run is a process
@@ -365,6 +365,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--micro-batch", type=int, default=16, help="rollouts per forward/backward pass (both trainers)")
     p.add_argument("--informative", type=float, nargs="+", default=[1.0, 0.5],
                    help="fractions of prompts whose group rewards vary (the rest: zero-variance groups)")
+    p.add_argument("--configs", nargs="+", metavar="INFORMATIVE:MINIBATCHES",
+                   help="the configurations to run (e.g. 1.0:1 1.0:4), instead of --informative x --minibatches")
     p.add_argument("--rounds", type=int, default=2, help="alternating rounds (ours, TRL) per configuration")
     p.add_argument("--threads", type=int, default=1, help="torch threads for both (1: no OpenMP oversubscription)")
     p.add_argument("--grad-ckpt", action="store_true", help="gradient checkpointing on, on both sides (default off)")
@@ -387,14 +389,20 @@ def main(argv: list[str] | None = None) -> None:
     if a.gpu:
         a.model = a.model or "Qwen/Qwen2.5-0.5B-Instruct"
         return gpu_rollouts(a)
-    if a.batch % a.group or any(a.batch % (m * a.micro_batch) for m in a.minibatches):
+    try:
+        configs = ([(float(c.split(":")[0]), int(c.split(":")[1])) for c in a.configs] if a.configs
+                   else [(inf, mb) for inf in a.informative for mb in a.minibatches])
+    except (ValueError, IndexError):
+        sys.exit(f"bench/trainer.py: --configs {' '.join(a.configs)}: each must be INFORMATIVE:MINIBATCHES, e.g. 1.0:4")
+    if a.batch % a.group or any(a.batch % (mb * a.micro_batch) for _, mb in configs):
         sys.exit("bench/trainer.py: --batch must be a multiple of --group and of minibatches x --micro-batch")
+    if a.model and not (Path(a.model) / "config.json").is_file():
+        sys.exit(f"bench/trainer.py: --model {a.model}: no config.json there (a local HF directory; "
+                 "SmolLM2-135M: `make smollm2` builds runs/smollm2)")
     try:
         import trl
     except ImportError:
         sys.exit("bench/trainer.py compares against TRL, which is not installed: pip install -r requirements-extra.txt")
-    import itertools
-
     import torch
     import transformers
 
@@ -405,9 +413,6 @@ def main(argv: list[str] | None = None) -> None:
         from utils.tiny import build_tiny
 
         a.model = str(build_tiny(out / "tiny"))
-    elif not (Path(a.model) / "config.json").is_file():
-        sys.exit(f"bench/trainer.py: --model {a.model}: no config.json there (a local HF directory; "
-                 "SmolLM2-135M: `make smollm2` builds runs/smollm2)")
     from transformers import AutoTokenizer
 
     import train
@@ -416,7 +421,7 @@ def main(argv: list[str] | None = None) -> None:
     longest_prompt = max(len(train.encode_prompt(tok, r["prompt"], "")) for r in prompts(a.batch // a.group * (a.steps + 1)))
     seq_len = longest_prompt + a.max_tokens  # the plan's row: the longest prompt + the response budget
     results = []
-    for inf, mb in itertools.product(a.informative, a.minibatches):
+    for inf, mb in configs:
         runs = {"ours": [], "trl": []}
         for k in range(a.rounds):
             for who in ("ours", "trl"):
@@ -432,7 +437,7 @@ def main(argv: list[str] | None = None) -> None:
         results.append(row)
     reference = None
     if a.reference:
-        inf, mb = a.informative[0], a.minibatches[0]
+        inf, mb = configs[0]
         spec = {"out": str(out), "name": f"ours_mb{mb}_inf{inf}_novelty", "informative": inf, "minibatches": mb,
                 "reference": True}
         reference = {"informative": inf, "minibatches": mb, "run": run_role(a, "ours", spec)}
