@@ -23,7 +23,9 @@ prefill, a scheduler step as long as max_model_len, prefix caching, processed lo
 
 The reward (ParityEnv) varies within the group of one prompt per step (the first), so every step
 trains and the synced weights differ from the last, while the training ours does between rollouts
-(not measured) stays small at a real model's size.
+(not measured) stays small at a real model's size. Ours trains at --lr 1e-6: at 1e-3 SmolLM2's
+responses grew to the budget after one step (123 tokens on average against standalone's 82), and
+longer rows decode more tokens per second, which flattered ours by 1.2x.
 Prints a Markdown table; targets on CPU: ours within 90% of standalone, sync included, and
 vLLM (ours, synced) at least 5x the hf sampler at 64 rollouts x 128 tokens of a real model.
 """
@@ -135,7 +137,7 @@ def run_train(a, out: str, train) -> None:
     train.main([f"model={a.model}", f"out_dir={out}", "name=ours", "stage=rl",
                 f"data.sources=[{{env: {ParityEnv.name}}}]", f"rl.steps={a.steps + 1}",
                 f"rl.batch_size={a.prompts * a.group}", f"rl.group_size={a.group}", "rl.minibatches=1",
-                f"rl.micro_batch_size={a.micro_batch or a.prompts * a.group}", f"rl.max_tokens={a.max_tokens}", "optim.lr=1e-3",
+                f"rl.micro_batch_size={a.micro_batch or a.prompts * a.group}", f"rl.max_tokens={a.max_tokens}", f"optim.lr={a.lr}",
                 "rl.engine.backend=vllm", *(f"rl.engine.{x}" for x in engine_args(a)), "save_every=100000",
                 "rl.log_samples=0", *([] if a.gpu else ["cpu_threads=1"]),
                 # where train.py checks max_prompt_tokens + max_tokens <= max_model_len
@@ -211,6 +213,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--max-model-len", type=int, default=512)
     p.add_argument("--micro-batch", type=int, default=0,
                    help="ours: rl.micro_batch_size of its training between rollouts (0: the whole batch)")
+    p.add_argument("--lr", type=float, default=1e-6,
+                   help="ours' learning rate (train.py's RL default): the weights change every step, the "
+                        "responses' lengths stay those of the model standalone and hf sample (a large rate "
+                        "changes them, and the rates with them)")
     p.add_argument("--rounds", type=int, default=1, help="the three runs this many times, alternating")
     p.add_argument("--compile", action="store_true", help="CPU: vLLM with torch.compile (enforce_eager=false)")
     p.add_argument("--model", default="", help="model directory or hub name (default: the head-64 tiny model)")
@@ -239,7 +245,7 @@ def main(argv: list[str] | None = None) -> None:
                 argv = [sys.executable, __file__, "--role", role, "--record", str(record), "--model", a.model,
                         "--steps", str(a.steps), "--prompts", str(a.prompts), "--group", str(a.group),
                         "--max-tokens", str(a.max_tokens), "--max-model-len", str(a.max_model_len),
-                        "--micro-batch", str(a.micro_batch)] + (["--gpu"] if a.gpu else []) + \
+                        "--micro-batch", str(a.micro_batch), "--lr", str(a.lr)] + (["--gpu"] if a.gpu else []) + \
                     (["--compile"] if a.compile else [])
                 print(f"bench/rollouts.py: {role} (round {k + 1}/{a.rounds}) ...", file=sys.stderr, flush=True)
                 r = subprocess.run(argv, cwd=ROOT, stdout=sys.stderr,

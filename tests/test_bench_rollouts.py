@@ -8,6 +8,7 @@ import contextlib
 import importlib.util
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +26,7 @@ def module():
 
 def run(*argv: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(PATH), *argv], cwd=ROOT, capture_output=True, text=True, timeout=600,
-                          env={"PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1", "HOME": str(ROOT)})
+                          env={**os.environ, "OMP_NUM_THREADS": "1"})
 
 
 def test_hf_run_on_a_model_directory(tmp_path):

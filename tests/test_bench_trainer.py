@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -34,7 +35,7 @@ def tiny(tmp_path_factory) -> str:
 
 def run(*argv: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(PATH), *argv], cwd=ROOT, capture_output=True, text=True, timeout=600,
-                          env={"PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1", "HOME": str(ROOT)})
+                          env={**os.environ, "OMP_NUM_THREADS": "1"})
 
 
 def test_ours_on_a_model_directory(tiny, tmp_path):
