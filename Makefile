@@ -28,7 +28,7 @@ test-dist: $(STAMP)
 
 # every bench/*.py (side by side with its anchor, CPU seconds) -> bench/RESULTS.md, and README's copies of it.
 # trainer and rollouts run SmolLM2-135M when runs/smollm2 exists (`make smollm2`): about an hour of
-# CPU time more; `.venv/bin/python scripts/bench.py --tiny` keeps them on the tiny model
+# CPU time more (65 min, 2026-12-02); `.venv/bin/python scripts/bench.py --tiny` keeps them on the tiny model
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
 

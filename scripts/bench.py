@@ -8,8 +8,8 @@
 
 bench/trainer.py and bench/rollouts.py run at a real size (REAL_ARGS: SmolLM2-135M-Instruct) when
 runs/smollm2 exists (`make smollm2`), else on the tiny model with a line saying so; --tiny keeps
-them on the tiny model (their per-step overhead only). The real size costs about an hour of CPU
-time (trainer ~40 min, rollouts ~20 min; two to four hours of wall time on 2 shared cores).
+them on the tiny model (their per-step overhead only). The real size costs about 65 minutes of CPU
+time (trainer 51, rollouts 15; 72 minutes of wall time at load 4 on 2 cores, 2026-12-02).
 
 Convention for a bench script: it prints markdown to stdout and exits 0 (stderr is for progress;
 it goes to runs/bench/logs/). RESULTS.md opens with the machine (CPU model, cores, memory), then
