@@ -171,6 +171,8 @@ def role_ours(a, spec: dict) -> dict:
                 f"cpu_threads={a.threads}", "save_every=100000", *ref])
     after = rss()
     rows = [json.loads(line) for line in open(out / name / "metrics.jsonl")]
+    for d in ("checkpoints", "final"):  # the final save (after the last measured step): a real model's weights
+        shutil.rmtree(out / name / d, ignore_errors=True)
     return {"marks": marks, "tokens": [r["tokens"] for r in rows], "response_len": [r["response_len"] for r in rows],
             "split": [{k: r.get(f"time/{k}", 0.0) for k in SPLIT} for r in rows],
             "trained_frac": [r["trained_frac"] for r in rows], "rss_before": before, "rss_after": after}

@@ -45,6 +45,7 @@ def test_ours_on_a_model_directory(tiny, tmp_path):
     p = run("--role", "ours", "--spec", json.dumps(spec), "--record", str(record), "--model", tiny, *SIZE)
     assert p.returncode == 0, p.stderr[-3000:]
     r = json.loads(record.read_text())
+    assert (tmp_path / "ours" / "metrics.jsonl").is_file() and not (tmp_path / "ours" / "checkpoints").exists()
     assert len(r["marks"]) == 2 and len(r["tokens"]) == 2 and r["trained_frac"] == [0.5, 0.5]
     m = module()
     assert set(r["split"][0]) == set(m.SPLIT) and r["split"][1]["rollout"] > 0
