@@ -26,7 +26,9 @@ test: $(STAMP)
 test-dist: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -m dist tests/test_multirank.py
 
-# every bench/*.py (side by side with its anchor, CPU seconds) -> bench/RESULTS.md, and README's copies of it
+# every bench/*.py (side by side with its anchor, CPU seconds) -> bench/RESULTS.md, and README's copies of it.
+# trainer and rollouts run SmolLM2-135M when runs/smollm2 exists (`make smollm2`): about an hour of
+# CPU time more (65 min, 2026-12-02); `.venv/bin/python scripts/bench.py --tiny` keeps them on the tiny model
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
 

@@ -4,6 +4,12 @@
     python scripts/bench.py --only puzzles    # rerun some; the other sections of RESULTS.md stay
     python scripts/bench.py --readme          # only copy RESULTS.md's sections into README.md
     python scripts/bench.py --check           # exit 1 if a README block differs from RESULTS.md
+    python scripts/bench.py --only trainer rollouts --tiny   # those two on the tiny model (minutes)
+
+bench/trainer.py and bench/rollouts.py run at a real size (REAL_ARGS: SmolLM2-135M-Instruct) when
+runs/smollm2 exists (`make smollm2`), else on the tiny model with a line saying so; --tiny keeps
+them on the tiny model (their per-step overhead only). The real size costs about 65 minutes of CPU
+time (trainer 51, rollouts 15; 72 minutes of wall time at load 4 on 2 cores, 2026-12-02).
 
 Convention for a bench script: it prints markdown to stdout and exits 0 (stderr is for progress;
 it goes to runs/bench/logs/). RESULTS.md opens with the machine (CPU model, cores, memory), then
@@ -37,6 +43,14 @@ ORDER = ("puzzles", "gym", "races", "sandbox", "grading", "analyze", "trainer", 
 SECTION = re.compile(r"^## bench/(\w+)\.py$", re.M)
 BLOCK = re.compile(r"(<!-- bench:(\w+) -->\n)(.*?)(<!-- /bench -->)", re.S)
 DETAILS = re.compile(r"<details><summary>(.*?)</summary>.*?</details>", re.S)  # long tables stay in RESULTS.md
+SMOL = ROOT / "runs" / "smollm2"  # SmolLM2-135M-Instruct, `make smollm2` (utils/smol.py)
+# the real-size runs (issue 19): the rollouts at 64 x 128; the trainers at a batch that fits an hour
+REAL_ARGS = {
+    "rollouts": ["--model", "runs/smollm2", "--prompts", "8", "--group", "8", "--max-tokens", "128", "--steps", "1",
+                 "--rounds", "2", "--micro-batch", "4"],
+    "trainer": ["--model", "runs/smollm2", "--batch", "32", "--group", "8", "--max-tokens", "64", "--micro-batch", "8",
+                "--steps", "2", "--rounds", "2", "--configs", "1.0:1", "1.0:4", "--reference"],
+}
 
 
 def machine(short: bool = False) -> str:
@@ -88,12 +102,24 @@ def python_for(name: str) -> tuple[str | None, str]:
     return sys.executable, ""
 
 
-def run_one(name: str) -> str:
+def bench_args(name: str, tiny: bool = False) -> tuple[list[str], str]:
+    """(arguments, a note) for bench/<name>.py: the real size where it has one and runs/smollm2 exists."""
+    if name not in REAL_ARGS or tiny:
+        return [], ""
+    if not (SMOL / "config.json").is_file():
+        return [], (f"On the tiny model: {SMOL.relative_to(ROOT)} does not exist (`make smollm2` builds "
+                    "SmolLM2-135M-Instruct, the real size this bench is meant for).\n\n")
+    return REAL_ARGS[name], ""
+
+
+def run_one(name: str, tiny: bool = False) -> str:
     """The RESULTS.md section of one bench script."""
     python, why = python_for(name)
     head = f"## bench/{name}.py\n\n"
     if python is None:
         return head + f"{why} (checked {datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}).\n"
+    args, note = bench_args(name, tiny)
+    exe = ".venv-vllm/bin/python" if python == str(VLLM_PYTHON) else "python"
     LOGS.mkdir(parents=True, exist_ok=True)
     log = LOGS / f"{name}.stderr"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -103,13 +129,14 @@ def run_one(name: str) -> str:
     t0 = time.perf_counter()
     print(f"bench: running bench/{name}.py (stderr: {log.relative_to(ROOT)})", file=sys.stderr, flush=True)
     with open(log, "w") as err:
-        p = subprocess.run([python, f"bench/{name}.py"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+        p = subprocess.run([python, f"bench/{name}.py", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                            stderr=err, text=True)
     wall = time.perf_counter() - t0
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime
     info = (f"Run {started:%Y-%m-%d %H:%M %Z} on {machine(short=True)} at commit {at}; load average (1/5/15 min) "
-            f"{before} before, {load()} after; {wall:.0f} s wall, {cpu:.0f} s CPU (the script and its children).\n\n")
+            f"{before} before, {load()} after; {wall:.0f} s wall, {cpu:.0f} s CPU (the script and its children)"
+            + (f"; `{' '.join([exe, f'bench/{name}.py', *args])}`" if args else "") + ".\n\n" + note)
     body = p.stdout.strip() + "\n"
     if p.returncode != 0:
         tail = log.read_text(errors="replace").strip().splitlines()[-15:]
@@ -165,10 +192,11 @@ def main() -> None:
     ap.add_argument("--only", nargs="+", choices=ORDER, help="run only these; keep RESULTS.md's other sections")
     ap.add_argument("--readme", action="store_true", help="only copy RESULTS.md's sections into README's blocks")
     ap.add_argument("--check", action="store_true", help="exit 1 if README's blocks differ from RESULTS.md")
+    ap.add_argument("--tiny", action="store_true", help="trainer and rollouts on the tiny model, not SmolLM2-135M")
     args = ap.parse_args()
     if not (args.readme or args.check):
         for name in args.only or ORDER:  # written after each script: a later one hanging loses nothing
-            write_results({name: run_one(name)})
+            write_results({name: run_one(name, args.tiny)})
         print(f"bench: wrote {RESULTS.relative_to(ROOT)}", file=sys.stderr)
     if not RESULTS.exists():
         sys.exit(f"bench: {RESULTS.relative_to(ROOT)} does not exist: run `make bench` first")

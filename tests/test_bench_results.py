@@ -76,3 +76,19 @@ def test_failing_and_missing_scripts_are_reported(tmp_path, monkeypatch):
     assert "does not exist" in runner.run_one("races")
     (tmp_path / "bench" / "rollouts.py").write_text("print(1)\n")
     assert ".venv-vllm" in runner.run_one("rollouts")
+
+
+def test_real_size_arguments(tmp_path, monkeypatch):
+    """trainer and rollouts run SmolLM2-135M when runs/smollm2 exists, else the tiny model with a
+    line saying so; --tiny keeps the tiny model; the other benches take no arguments."""
+    monkeypatch.setattr(runner, "SMOL", tmp_path / "runs" / "smollm2")
+    monkeypatch.setattr(runner, "ROOT", tmp_path)
+    assert runner.bench_args("puzzles") == ([], "")
+    args, note = runner.bench_args("trainer")
+    assert args == [] and "make smollm2" in note
+    (tmp_path / "runs" / "smollm2").mkdir(parents=True)
+    (tmp_path / "runs" / "smollm2" / "config.json").write_text("{}")
+    for name in ("trainer", "rollouts"):
+        args, note = runner.bench_args(name)
+        assert args[:2] == ["--model", "runs/smollm2"] and note == ""
+        assert runner.bench_args(name, tiny=True) == ([], "")
