@@ -32,7 +32,9 @@ def run(*args: str) -> None:
     cpu, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
     subprocess.run([sys.executable, *args], cwd=ROOT, check=True)
     end = resource.getrusage(resource.RUSAGE_CHILDREN)
-    TIMINGS.append((" ".join(a for a in args if not a.startswith("-"))[:60],
+    # the script, its config and run name: the other overrides would only crowd the table
+    label = " ".join(a for a in args if not a.startswith("-") and ("=" not in a or a.startswith("name=")))
+    TIMINGS.append((label[:80],
                     end.ru_utime + end.ru_stime - cpu.ru_utime - cpu.ru_stime, time.monotonic() - wall))
 
 
