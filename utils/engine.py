@@ -417,7 +417,10 @@ class VLLMEngine:
         dtype = cfg.dtype
         if current_platform.is_cpu():
             # whole prompts per scheduler step (see EngineConfig.max_num_batched_tokens); fp32 under
-            # "auto", what the CPU trainer holds (vLLM would downcast to bf16: log-prob gaps of ~0.1)
+            # "auto", what the CPU trainer holds (vLLM would downcast to bf16: log-prob gaps of ~0.1).
+            # Faster than sizing the step to the batch (2026-12-03, SmolLM2-135M bf16, 2 idle cores,
+            # 32 prompts x 8 x 32 tokens): chunking off at 1,024 tokens a step 309 tokens/s, off at
+            # 16,384 270, chunking on with the whole batch in a 65,536-token step 262.
             step = {"enable_chunked_prefill": False,
                     "max_num_batched_tokens": max(self.max_model_len, cfg.max_num_batched_tokens)}
             dtype = "float32" if dtype == "auto" else dtype
