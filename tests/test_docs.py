@@ -108,6 +108,13 @@ def test_every_command_names_what_exists(page):
     assert not bad, "\n".join(bad)
 
 
+def test_make_targets_named_in_prose_exist():
+    """`make T` in the text (the README's table of targets) names a target of the Makefile, as in the blocks."""
+    named = {(page.name, m) for page in PAGES for m in re.findall(r"`make ([\w.-]+)`", page.read_text())}
+    assert ("README.md", "docs") in named
+    assert not [x for x in named if x[1] not in make_targets()]
+
+
 def test_the_pages_have_commands_to_check():
     """The parser finds the commands (a check that parses nothing would pass on any page)."""
     cmds = [cmd for page in PAGES for block in BLOCK.findall(page.read_text()) for cmd in commands(block)]
