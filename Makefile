@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo demo-real test test-dist setup clean bench vllm-cpu test-vllm smollm2
+.PHONY: demo demo-real test test-dist setup clean bench vllm-cpu test-vllm smollm2 docs
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -67,6 +67,10 @@ smollm2: $(SMOL_STAMP)
 # the whole pipeline on a real model: SmolLM2-135M-Instruct (PyPI), vLLM rollouts on CPU (scripts/demo_real.py)
 demo-real: $(VLLM_STAMP)
 	$(VLLM_VENV)/bin/python scripts/demo_real.py
+
+# README.md and docs/ as a site in site/ (mkdocs.yml; offline, open site/index.html); tests/test_docs.py builds it too
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --site-dir site
 
 clean:
 	rm -rf runs/demo runs/smoke runs/tiny runs/bench runs/real

@@ -1,9 +1,9 @@
-"""Run every benchmark in bench/ and write bench/RESULTS.md; copy its figures into README.md.
+"""Run every benchmark in bench/ and write bench/RESULTS.md; copy its figures into the docs pages.
 
-    python scripts/bench.py                   # all of them (`make bench`), then the README blocks
+    python scripts/bench.py                   # all of them (`make bench`), then the docs' blocks
     python scripts/bench.py --only puzzles    # rerun some; the other sections of RESULTS.md stay
-    python scripts/bench.py --readme          # only copy RESULTS.md's sections into README.md
-    python scripts/bench.py --check           # exit 1 if a README block differs from RESULTS.md
+    python scripts/bench.py --docs            # only copy RESULTS.md's sections into the docs' blocks
+    python scripts/bench.py --check           # exit 1 if a docs block differs from RESULTS.md
     python scripts/bench.py --only trainer rollouts --tiny   # those two on the tiny model (minutes)
 
 bench/trainer.py and bench/rollouts.py run at a real size (REAL_ARGS: SmolLM2-135M-Instruct) when
@@ -16,10 +16,11 @@ it goes to runs/bench/logs/). RESULTS.md opens with the machine (CPU model, core
 one section per script: when it ran, at which git commit, the load average before and after, its
 wall and CPU time, and its stdout verbatim (or why it was skipped or how it failed).
 
-README.md holds copies of some sections between `<!-- bench:NAME -->` and `<!-- /bench -->`;
+The docs pages (README.md and docs/**/*.md: each section next to what it measures, e.g. bench:puzzles
+in docs/envs.md) hold copies of the sections between `<!-- bench:NAME -->` and `<!-- /bench -->`;
 --readme rewrites them from RESULTS.md (a `<details>` table, e.g. one row per env, becomes a link to
-RESULTS.md so README stays readable) and --check (tests/test_bench_results.py) fails when they
-drift, so README's benchmark figures are never typed by hand.
+RESULTS.md so the page stays readable) and --check (tests/test_bench_results.py) fails when they
+drift, so the docs' benchmark figures are never typed by hand.
 """
 from __future__ import annotations
 
@@ -36,7 +37,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "RESULTS.md"
-README = ROOT / "README.md"
 LOGS = ROOT / "runs" / "bench" / "logs"
 VLLM_PYTHON = ROOT / ".venv-vllm" / "bin" / "python"
 ORDER = ("puzzles", "gym", "races", "sandbox", "grading", "analyze", "trainer", "rollouts")
@@ -93,7 +93,7 @@ def python_for(name: str) -> tuple[str | None, str]:
         return None, f"skipped: bench/{name}.py does not exist in this checkout"
     if name == "rollouts":
         if not VLLM_PYTHON.exists():
-            return None, "skipped: needs the vLLM environment .venv-vllm (see README's GPU section)"
+            return None, "skipped: needs the vLLM environment .venv-vllm (see docs/vllm.md)"
         return str(VLLM_PYTHON), ""
     if name == "trainer":
         probe = subprocess.run([sys.executable, "-c", "import trl"], capture_output=True)
@@ -161,7 +161,7 @@ def write_results(new: dict[str, str]) -> None:
     names = [n for n in ORDER if n in merged] + sorted(set(merged) - set(ORDER))
     text = ("# Benchmark results\n\nWritten by `make bench` (scripts/bench.py): every script in bench/, its "
             "markdown output verbatim, each under a line saying when, on which machine, at which commit and "
-            "under what load average it ran (`python scripts/bench.py --only NAME` reruns one). README's "
+            "under what load average it ran (`python scripts/bench.py --only NAME` reruns one). The docs' "
             "benchmark figures are copied from here.\n\n"
             f"Machine: {machine()}.\n\n" + "\n".join(merged[n] for n in names))
     tmp = RESULTS.with_suffix(".tmp")
@@ -169,9 +169,15 @@ def write_results(new: dict[str, str]) -> None:
     tmp.replace(RESULTS)
 
 
-def readme_blocks(results: str, readme: str) -> tuple[str, list[str]]:
-    """README with every bench block replaced by the body of its RESULTS.md section (the text
-    after the section's heading), and the names of blocks that have no section."""
+def pages() -> list[Path]:
+    """The markdown files that may hold bench blocks."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def page_blocks(results: str, page: str, link: str = "bench/RESULTS.md") -> tuple[str, list[str]]:
+    """A page with every bench block replaced by the body of its RESULTS.md section (the text
+    after the section's heading), and the names of blocks that have no section. `link`: the path
+    from the page to RESULTS.md."""
     found = sections(results)
     missing: list[str] = []
 
@@ -180,18 +186,18 @@ def readme_blocks(results: str, readme: str) -> tuple[str, list[str]]:
         if name not in found:
             missing.append(name)
             return m[0]
-        body = DETAILS.sub(lambda d: f"({d[1]}: [bench/RESULTS.md](bench/RESULTS.md))",
+        body = DETAILS.sub(lambda d: f"({d[1]}: [bench/RESULTS.md]({link}))",
                            found[name].split("\n", 1)[1].strip())
         return f"{m[1]}{body}\n{m[4]}"
 
-    return BLOCK.sub(fill, readme), missing
+    return BLOCK.sub(fill, page), missing
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", nargs="+", choices=ORDER, help="run only these; keep RESULTS.md's other sections")
-    ap.add_argument("--readme", action="store_true", help="only copy RESULTS.md's sections into README's blocks")
-    ap.add_argument("--check", action="store_true", help="exit 1 if README's blocks differ from RESULTS.md")
+    ap.add_argument("--docs", "--readme", dest="readme", action="store_true", help="only copy RESULTS.md's sections into the docs' blocks")
+    ap.add_argument("--check", action="store_true", help="exit 1 if the docs' blocks differ from RESULTS.md")
     ap.add_argument("--tiny", action="store_true", help="trainer and rollouts on the tiny model, not SmolLM2-135M")
     args = ap.parse_args()
     if not (args.readme or args.check):
@@ -200,18 +206,20 @@ def main() -> None:
         print(f"bench: wrote {RESULTS.relative_to(ROOT)}", file=sys.stderr)
     if not RESULTS.exists():
         sys.exit(f"bench: {RESULTS.relative_to(ROOT)} does not exist: run `make bench` first")
-    readme = README.read_text()
-    new, missing = readme_blocks(RESULTS.read_text(), readme)
-    if missing:
-        sys.exit(f"bench: README.md has blocks {missing} with no section in {RESULTS.relative_to(ROOT)}")
-    if args.check:
-        if new != readme:
-            sys.exit("bench: README.md's benchmark blocks differ from bench/RESULTS.md: run "
-                     "`python scripts/bench.py --readme`")
-        return
-    if new != readme:
-        README.write_text(new)
-        print("bench: README.md's benchmark blocks updated from RESULTS.md", file=sys.stderr)
+    results = RESULTS.read_text()
+    for page in pages():
+        text = page.read_text()
+        new, missing = page_blocks(results, text, os.path.relpath(RESULTS, page.parent))
+        name = page.relative_to(ROOT)
+        if missing:
+            sys.exit(f"bench: {name} has blocks {missing} with no section in {RESULTS.relative_to(ROOT)}")
+        if new == text:
+            continue
+        if args.check:
+            sys.exit(f"bench: {name}'s benchmark blocks differ from bench/RESULTS.md: run "
+                     "`python scripts/bench.py --docs`")
+        page.write_text(new)
+        print(f"bench: {name}'s benchmark blocks updated from RESULTS.md", file=sys.stderr)
 
 
 if __name__ == "__main__":

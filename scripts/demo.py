@@ -6,12 +6,17 @@
 3. SFT, then GSPO with the frozen-reference novelty bonus;
 4. evaluate the SFT and the GSPO model (pass@k) and compare them problem by problem;
 5. analyze the reasoning of both evaluations (spans, primitives, motifs, chain depth).
-Every step resumes: re-running `make demo` redoes nothing that is finished."""
+Every step resumes: re-running `make demo` redoes nothing that is finished.
+
+    python scripts/demo.py --publish   # runs/demo/summary.md -> docs/results/demo.md and docs/demos.md's block
+    python scripts/demo.py --check     # exit 1 if docs/demos.md's block differs from docs/results/demo.md"""
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -24,6 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from utils.passk import bootstrap_mean_ci  # noqa: E402
 
+PUBLISHED = ROOT / "docs/results/demo.md"  # a finished run's summary.md, what PAGE quotes
+PAGE = ROOT / "docs/demos.md"  # quotes both demos' published runs, each between <!-- name --> markers
 TIMINGS: list[tuple[str, float, float]] = []  # (step, CPU s of its process tree, wall s), for the summary
 
 
@@ -243,5 +250,59 @@ def summary(sft: Path, rl: Path, rl_run: Path, out: Path, timings: list[tuple[st
     return text
 
 
+def publish(new: str | None, published: Path, page: Path, name: str, quote, redo: str) -> None:
+    """Write `new` (a finished run's summary) to `published`, then `quote(published text)` between
+    `page`'s `<!-- name -->` markers; with new=None, only exit 1 if the page's block differs from
+    the published file. The published copy lives in the repository (runs/ does not), so the docs'
+    figures are never typed by hand and a test sees when they drift. `redo`: how to renew them."""
+    if new is not None:
+        published.parent.mkdir(parents=True, exist_ok=True)
+        published.write_text(new)
+    if not published.is_file():
+        sys.exit(f"{name}: {shown(published)} does not exist: run {redo}")
+    block = re.compile(rf"(<!-- {name} -->\n)(.*?)(<!-- /{name} -->)", re.S)
+    text = page.read_text()
+    if not block.search(text):
+        sys.exit(f"{name}: {shown(page)} has no <!-- {name} --> block")
+    filled = block.sub(lambda m: m[1] + quote(published.read_text()) + m[3], text)
+    if new is None:
+        if filled != text:
+            sys.exit(f"{name}: {shown(page)}'s {name} block differs from {shown(published)}: run {redo}")
+        return
+    page.write_text(filled)
+    print(f"{name}: wrote {shown(published)} and {shown(page)}'s {name} block", file=sys.stderr)
+
+
+def published_summary(out: Path) -> str:
+    """runs/demo/summary.md with a line saying when and at which commit the run began (the first
+    step's run_info.json) and where it is published from."""
+    src = out / "summary.md"
+    if not src.is_file():
+        sys.exit(f"demo: {shown(src)} does not exist: run `make demo` first")
+    from bench import machine  # scripts/ is on sys.path when this file runs as a script
+
+    title, rest = src.read_text().split("\n", 1)
+    info = out / "data/run_info.json"
+    run = json.loads(info.read_text()) if info.is_file() else {}
+    at = str(run.get("git_commit"))
+    started = (f"Run started {run.get('time')} at commit {at[:10]}"
+               f"{' with uncommitted changes' if at.endswith('-dirty') else ''}; published from {shown(src)} "
+               f"on {machine(short=True)}.")
+    return f"{title}\n\n{started}\n{rest}"
+
+
+def page_block(published: str) -> str:
+    """What docs/demos.md quotes of the published summary: all of it but the title."""
+    return published.split("\n", 1)[1].strip() + "\n"
+
+
 if __name__ == "__main__":
-    main()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--publish", action="store_true", help="copy runs/demo/summary.md into docs/results/ and docs/demos.md")
+    ap.add_argument("--check", action="store_true", help="exit 1 if docs/demos.md's block differs from docs/results/")
+    args = ap.parse_args()
+    if args.publish or args.check:
+        publish(None if args.check else published_summary(ROOT / "runs/demo"), PUBLISHED, PAGE, "demo", page_block,
+                "`make demo`, then `python scripts/demo.py --publish`")
+    else:
+        main()

@@ -19,15 +19,14 @@ on 2 cores.
    reasoning and the time per stage.
 Every stage resumes: re-running `make demo-real` redoes nothing that is finished.
 
-    python scripts/demo_real.py --publish   # runs/real/summary.md -> docs/results/demo_real.md and README's block
-    python scripts/demo_real.py --check     # exit 1 if README's block differs from docs/results/demo_real.md"""
+    python scripts/demo_real.py --publish   # runs/real/summary.md -> docs/results/demo_real.md and docs/demos.md's block
+    python scripts/demo_real.py --check     # exit 1 if docs/demos.md's block differs from docs/results/demo_real.md"""
 from __future__ import annotations
 
 import argparse
 import csv
 import json
 import os
-import re
 import statistics as st
 import sys
 from pathlib import Path
@@ -38,9 +37,8 @@ import demo  # noqa: E402  (run, the held-out and training sections, the figures
 from bench import machine  # noqa: E402  (the run line: where it ran)
 
 OUT = ROOT / "runs/real"
-PUBLISHED = ROOT / "docs/results/demo_real.md"  # a finished run's summary.md, what README quotes
-README = ROOT / "README.md"
-BLOCK = re.compile(r"(<!-- demo-real -->\n)(.*?)(<!-- /demo-real -->)", re.S)
+PUBLISHED = ROOT / "docs/results/demo_real.md"  # a finished run's summary.md, what PAGE quotes
+PAGE = demo.PAGE  # docs/demos.md, between <!-- demo-real --> markers
 MODELS = [("base", "runs/smollm2"), ("SFT", "runs/real/sft/final"), ("RL", "runs/real/gspo/final")]
 
 
@@ -136,38 +134,26 @@ def summary(models: list[tuple[str, Path]], sft_run: Path, rl_run: Path, analysi
     return text
 
 
-def readme_block(published: str) -> str:
-    """What README quotes of a published summary: the run line, the held-out table and its verdicts, the
-    time per stage (everything up to the figure line, then the timing table)."""
+def page_block(published: str) -> str:
+    """What docs/demos.md quotes of a published summary: the run line, the held-out table and its verdicts,
+    the time per stage (everything up to the figure line, then the timing table)."""
     head = published.split("\nFigure:", 1)[0].split("\n", 2)[2].strip()  # without the title
     timing = published[published.find("Time per step"):].strip() if "Time per step" in published else ""
     return "\n\n".join(x for x in (head, timing) if x) + "\n"
 
 
 def publish(check: bool) -> None:
-    if not check:
-        src = OUT / "summary.md"
-        if not src.is_file():
-            sys.exit(f"demo_real: {demo.shown(src)} does not exist: run `make demo-real` first")
-        PUBLISHED.parent.mkdir(parents=True, exist_ok=True)
-        PUBLISHED.write_text(src.read_text())
-    readme = README.read_text()
-    if not BLOCK.search(readme):
-        sys.exit("demo_real: README.md has no <!-- demo-real --> block")
-    new = BLOCK.sub(lambda m: m[1] + readme_block(PUBLISHED.read_text()) + m[3], readme)
-    if check:
-        if new != readme:
-            sys.exit("demo_real: README.md's demo-real block differs from docs/results/demo_real.md: run "
-                     "`python scripts/demo_real.py --publish` after `make demo-real`")
-        return
-    README.write_text(new)
-    print(f"demo_real: wrote {demo.shown(PUBLISHED)} and README.md's demo-real block", file=sys.stderr)
+    src = OUT / "summary.md"
+    if not check and not src.is_file():
+        sys.exit(f"demo_real: {demo.shown(src)} does not exist: run `make demo-real` first")
+    demo.publish(None if check else src.read_text(), PUBLISHED, PAGE, "demo-real", page_block,
+                 "`make demo-real`, then `python scripts/demo_real.py --publish`")
 
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--publish", action="store_true", help="copy runs/real/summary.md into docs/ and README")
-    ap.add_argument("--check", action="store_true", help="exit 1 if README's block differs from docs/")
+    ap.add_argument("--publish", action="store_true", help="copy runs/real/summary.md into docs/results/ and docs/demos.md")
+    ap.add_argument("--check", action="store_true", help="exit 1 if docs/demos.md's block differs from docs/results/")
     args = ap.parse_args()
     if args.publish or args.check:
         publish(check=args.check)

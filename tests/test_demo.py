@@ -1,10 +1,15 @@
 """scripts/demo.py's summary: the training accuracy per difficulty (the mean over a step falls when
-the adaptive controller adds a harder difficulty, whatever the policy learned) and what was trained."""
+the adaptive controller adds a harder difficulty, whatever the policy learned) and what was trained;
+and its published copy (docs/results/demo.md), which docs/demos.md quotes."""
 from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from utils.records import write_jsonl
 
@@ -75,3 +80,35 @@ def test_training_accuracy_figure_draws_one_curve_per_difficulty(tmp_path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert demo.training_accuracy_figure(tmp_path / "none.jsonl", tmp_path / "none.png") == []
     assert not (tmp_path / "none.png").exists()
+
+
+def test_docs_quote_the_published_demo_run():
+    """docs/demos.md's demo block is docs/results/demo.md, the summary of a real run of `make demo`
+    (`python scripts/demo.py --publish`): its figures are never typed by hand."""
+    p = subprocess.run([sys.executable, "scripts/demo.py", "--check"], cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    published = (ROOT / "docs/results/demo.md").read_text()
+    assert published.startswith("# make demo") and "RL - SFT" in published and "Time per step" in published
+
+
+def test_publish_adds_the_run_line_and_check_sees_an_edited_page(tmp_path, monkeypatch):
+    demo = load_demo()
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))  # bench.machine, as when the script runs
+    out = tmp_path / "demo"
+    (out / "data").mkdir(parents=True)
+    (out / "summary.md").write_text("# make demo: SFT, then RL\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
+    (out / "data" / "run_info.json").write_text(json.dumps({"git_commit": "0123456789abcdef-dirty", "time": "T0"}))
+    text = demo.published_summary(out)
+    assert text.startswith("# make demo: SFT, then RL\n\nRun started T0 at commit 0123456789 with uncommitted changes")
+    assert text.endswith("| 1 | 2 |\n")
+    page, published = tmp_path / "demos.md", tmp_path / "results" / "demo.md"
+    page.write_text("intro\n<!-- demo -->\ntyped by hand\n<!-- /demo -->\nend\n")
+    demo.publish(text, published, page, "demo", demo.page_block, "`make demo`")
+    assert published.read_text() == text
+    assert page.read_text() == "intro\n<!-- demo -->\n" + text.split("\n", 1)[1].strip() + "\n<!-- /demo -->\nend\n"
+    demo.publish(None, published, page, "demo", demo.page_block, "`make demo`")  # unchanged: passes
+    page.write_text(page.read_text().replace("| 1 | 2 |", "| 1 | 3 |"))
+    with pytest.raises(SystemExit, match="demos.md's demo block differs"):
+        demo.publish(None, published, page, "demo", demo.page_block, "`make demo`")
+    with pytest.raises(SystemExit, match="make demo"):
+        demo.published_summary(tmp_path / "no-run")

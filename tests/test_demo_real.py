@@ -1,5 +1,5 @@
 """`make demo-real`'s summary and published figures (scripts/demo_real.py): summary.md from the files
-the stages write, and README quoting the last clean run's summary.md (docs/results/demo_real.md)
+the stages write, and docs/demos.md quoting the last clean run's summary.md (docs/results/demo_real.md)
 between `<!-- demo-real -->` markers, never typed by hand."""
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ Time per step (this run; a step done by an earlier run costs nothing):
 """
 
 
-def test_readme_quotes_the_published_run():
+def test_docs_quote_the_published_run():
     p = subprocess.run([sys.executable, "scripts/demo_real.py", "--check"], cwd=ROOT, capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     published = (ROOT / "docs/results/demo_real.md").read_text()
@@ -45,24 +45,31 @@ def test_readme_quotes_the_published_run():
 
 
 def test_the_block_is_the_run_line_table_verdicts_and_timing():
-    block = demo_real.readme_block(SUMMARY)
+    block = demo_real.page_block(SUMMARY)
     assert block.startswith("Run started then.") and "RL better than SFT" in block
     assert "Figure:" not in block and "SFT (16 steps)" not in block  # curves stay in the published file
     assert block.rstrip().endswith("| total | 1.0 | 2.0 |")
 
 
-def test_check_fails_when_readme_is_edited(tmp_path, monkeypatch):
-    readme = tmp_path / "README.md"
+def test_check_fails_when_the_page_is_edited(tmp_path, monkeypatch):
+    page = tmp_path / "demos.md"
     published = tmp_path / "demo_real.md"
     published.write_text(SUMMARY)
-    readme.write_text("intro\n<!-- demo-real -->\ntyped by hand: RL +0.9\n<!-- /demo-real -->\nend\n")
-    monkeypatch.setattr(demo_real, "README", readme)
+    page.write_text("intro\n<!-- demo-real -->\ntyped by hand: RL +0.9\n<!-- /demo-real -->\nend\n")
+    monkeypatch.setattr(demo_real, "PAGE", page)
     monkeypatch.setattr(demo_real, "PUBLISHED", published)
     with pytest.raises(SystemExit, match="differs"):
         demo_real.publish(check=True)
     monkeypatch.setattr(demo_real, "OUT", tmp_path / "no-run")
     with pytest.raises(SystemExit, match="make demo-real"):
         demo_real.publish(check=False)
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "summary.md").write_text(SUMMARY)
+    monkeypatch.setattr(demo_real, "OUT", tmp_path / "run")
+    demo_real.publish(check=False)  # the run's summary becomes the published file, its quote the block
+    assert published.read_text() == SUMMARY
+    assert page.read_text() == "intro\n<!-- demo-real -->\n" + demo_real.page_block(SUMMARY) + "<!-- /demo-real -->\nend\n"
+    demo_real.publish(check=True)
 
 
 def test_summary_of_three_models_with_novelty_primitives_and_the_run_line(tmp_path):

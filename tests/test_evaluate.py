@@ -301,13 +301,13 @@ def test_tiny_model_run_resume_and_compare(tmp_path):
     assert other.returncode != 0 and "another model" in other.stderr
 
 
-def test_readme_local_benchmark_example_reports_per_difficulty(tmp_path):
-    # README's "your own benchmark": id, problem, answer and an optional difficulty, which gives
-    # pass@k per difficulty besides `all` (math benchmarks used to ignore it)
+def test_docs_local_benchmark_example_reports_per_difficulty(tmp_path):
+    # docs/evaluation.md's "your own benchmark": id, problem, answer and an optional difficulty, which
+    # gives pass@k per difficulty besides `all` (math benchmarks used to ignore it)
     import re
 
-    readme = (ROOT / "README.md").read_text()
-    rows = re.search(r"cat > mine.jsonl <<'X'\n(.*?)\nX\n", readme, re.S).group(1)
+    page = (ROOT / "docs" / "evaluation.md").read_text()
+    rows = re.search(r"cat > mine.jsonl <<'X'\n(.*?)\nX\n", page, re.S).group(1)
     (tmp_path / "mine.jsonl").write_text(rows + "\n")
     (tmp_path / "replay.jsonl").write_text(json.dumps({"match": "2^{10}", "responses": ["\\boxed{1024}"]}) + "\n"
                                            + json.dumps({"match": "x^2 = 9", "responses": ["\\boxed{-3}"]}) + "\n")

@@ -2,9 +2,11 @@
 contract tests run on it; duplicate names are refused; `import envs` imports no env module."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +14,7 @@ from envs.registry import discover, merge
 from gym_contract import check_gym_env
 
 PARITY = '''
-"""A new family file, exactly as README's "add an env" page shows it."""
+"""A new family file, exactly as docs/envs.md's "Adding an env" shows it."""
 from envs.gym.base import GymEnv, ask, one_int
 
 
@@ -70,6 +72,18 @@ def test_a_dropped_in_file_is_discovered_and_contract_tested(scratch):
     module, _, cls = scratch_gym.GYM["parity_of_sum"].partition(":")
     env = getattr(sys.modules[module], cls)()
     check_gym_env(env)  # the same contract every registered gym env passes
+
+
+def test_the_docs_show_the_tested_file():
+    """docs/envs.md's example is PARITY (comments and blank lines aside), so the page shows a file that works."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "envs.md").read_text()
+    shown = re.search(r"```python\n# envs/gym/parity.py\n(.*?)```", page, re.S)[1]
+    tested = PARITY.format(name="parity_of_sum", modulus=2).split('"""', 2)[2]  # without the module docstring
+
+    def code(text):
+        return [re.sub(r"\s+#.*$", "", line).rstrip() for line in text.splitlines() if line.strip()]
+
+    assert code(shown) == code(tested)
 
 
 def test_the_contract_catches_a_broken_env(scratch):
