@@ -194,11 +194,10 @@ def test_solve_rates_per_chain_level(shared, tmp_path):
     chains = load_records(shared["synth"] / "chains")
     by_level = {r["meta"]["chain_level"]: r["id"] for r in chains}
     (tmp_path / "config.yaml").write_text(f"data:\n  sources:\n    - {{data: {shared['synth'] / 'chains'}}}\n")
-    write_jsonl(tmp_path / "samples.jsonl", [
-        {"step": 1, "id": by_level["easy"], "correct": False}, {"step": 1, "id": by_level["easy"], "correct": True},
-        {"step": 2, "id": by_level["medium"], "correct": True}, {"step": 3, "id": by_level["hard"], "correct": False},
-        {"step": 3, "id": "not-in-the-data", "correct": True}])
+    write_jsonl(tmp_path / "solved.jsonl", [  # train.py: per step, the ids any rollout solved
+        {"step": 1, "ids": [by_level["easy"]]}, {"step": 2, "ids": [by_level["medium"]]},
+        {"step": 3, "ids": ["not-in-the-data"]}])
     rows = {(r["step"], r["level"]): r["value"] for r in curves.solve_rates(tmp_path)}
     assert rows == {(1, "easy"): 100.0, (1, "hard"): 0.0, (1, "medium"): 0.0, (2, "easy"): 100.0, (2, "hard"): 0.0,
                     (2, "medium"): 100.0, (3, "easy"): 100.0, (3, "hard"): 0.0, (3, "medium"): 100.0}
-    assert curves.plot_solve_rates(curves.solve_rates(tmp_path), tmp_path / "fig").exists()
+    assert curves.plot_solve_rates(curves.collect_solve_rates([tmp_path]), tmp_path / "fig").exists()
