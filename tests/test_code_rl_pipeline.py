@@ -162,7 +162,8 @@ def test_every_paper_generate_config_runs_at_cpu_size(shared, config, capsys):
     if cpu.raw_config(PAPER / config).get("synth", {}).get("corpus", "").endswith(".jsonl"):
         generate.main(cpu.generate_argv(str(PAPER / "gen_seeds.yaml"), shared["synth"], shared["runs"] / "gen_seeds"))
     generate.main(cpu.generate_argv(str(PAPER / config), shared["synth"], out))
-    printed = capsys.readouterr().out
+    captured = capsys.readouterr()
+    printed = captured.out
     if config == "gen_seeds.yaml":  # one seed per solved problem: the reference solutions, not the wrong ones
         seeds = [json.loads(line) for line in (out / "seeds.jsonl").read_text().splitlines()]
         assert len(seeds) == 6 and all("print(0)" not in s["text"] for s in seeds)
@@ -179,6 +180,12 @@ def test_every_paper_generate_config_runs_at_cpu_size(shared, config, capsys):
         assert levels == ["easy", "hard", "medium"]
     elif config == "gen_select_real_aug.yaml":
         assert '"exact": 3' in printed
+    elif config == "gen_select_chains.yaml":  # count=1 at CPU size: one whole chain, its three levels
+        metas = [json.loads(line)["meta"] for f in out.glob("train-*.jsonl") for line in f.read_text().splitlines()]
+        assert len({m["chain_id"] for m in metas}) == 1 and sorted(m["chain_level"] for m in metas) == ["easy", "hard", "medium"]
+    elif config == "gen_select_table3.yaml":  # fewer than Table 3's sizes here: every bin taken whole, and said so
+        bins = {json.loads(line)["meta"]["bin"] for f in out.glob("train-*.jsonl") for line in f.read_text().splitlines()}
+        assert bins and bins <= {"easy", "easy_medium", "medium", "hard"} and "fewer than select.counts" in captured.err
     elif config == "gen_yield_single_turn.yaml":
         assert "single-turn" in printed and "teacher answers (yield" in printed
     else:
