@@ -1,10 +1,11 @@
 """The code-RL paper's figures: pass@k on LiveCodeBench, MATH-500 and AIME 2024 over training steps.
 
-    # evaluate every checkpoint of a run (and its base model as step 0) that is not evaluated yet;
+    # evaluate every checkpoint of a run and of its seed<N>/ runs (and the base model as step 0)
+    # that is not evaluated yet;
     # with --watch, again every N seconds while training runs (a checkpoint lives save_every x
     # keep_last steps)
     python scripts/code_rl_curves.py eval runs/code_rl/qwen3_8b/real_25k --watch 600
-    # one PNG per metric, a line per run, and curves.csv
+    # one PNG per metric, a line per experiment (mean +- std over its seeds), and curves.csv
     python scripts/code_rl_curves.py plot runs/code_rl/qwen3_8b/real_25k runs/code_rl/qwen3_8b/real_81k \
         --out runs/code_rl/figures/fig3
 
@@ -48,6 +49,12 @@ sys.path.insert(0, str(ROOT))
 CONFIGS = ("livecodebench", "code_paper_math500", "code_paper_aime24")
 
 
+def stop(msg: str) -> None:
+    """Input that cannot make a figure (a missing file, runs that are not seeds of one experiment)."""
+    print(f"code_rl_curves: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
 def checkpoints(run: Path, base: bool = True) -> list[tuple[int, str]]:
     """(step, model dir) of every checkpoint of a run, and its base model as step 0."""
     out = []
@@ -81,7 +88,8 @@ def with_seeds(runs: list[Path]) -> list[Path]:
     """The runs given and the seed<N>/ runs inside them (scripts/sweep.sbatch's names), each once."""
     out = []
     for run in runs:
-        for r in [run, *sorted(p.parent for p in run.glob("seed*/config.yaml") if re.fullmatch(r"seed\d+", p.parent.name))]:
+        seeds = sorted(p.parent for p in run.glob("seed*/config.yaml") if re.fullmatch(r"seed\d+", p.parent.name))
+        for r in [run, *seeds]:
             if r.resolve() not in {o.resolve() for o in out}:
                 out.append(r)
     return out
@@ -99,7 +107,7 @@ def experiments(runs: list[Path]) -> dict[Path, tuple[str, int]]:
     groups: dict[str, list[tuple[Path, str, int]]] = defaultdict(list)
     for run in runs:
         if not (run / "config.yaml").is_file():
-            sys.exit(f"code_rl_curves: {run / 'config.yaml'} does not exist (a train.py run directory?)")
+            stop(f"{run / 'config.yaml'} does not exist (a train.py run directory?)")
         cfg = _leaves(OmegaConf.to_container(OmegaConf.load(run / "config.yaml")))
         key = json.dumps({k: v for k, v in cfg.items() if not any(k == d or k.startswith(d + ".") for d in drop)},
                          sort_keys=True, default=str)
@@ -108,13 +116,14 @@ def experiments(runs: list[Path]) -> dict[Path, tuple[str, int]]:
     for key, members in groups.items():
         label = min(m[1] for m in members)
         if label in labels:
-            sys.exit(f"code_rl_curves: {labels[label]} and {members[0][0]} are both {label!r} but their configs "
+            stop(f"{labels[label]} and {members[0][0]} are both {label!r} but their configs "
                      f"differ beyond the seed: name one of them apart (name=...)")
         labels[label] = members[0][0]
         seeds = [m[2] for m in members]
         for run, _, seed in members:
             if seeds.count(seed) > 1:
-                sys.exit(f"code_rl_curves: {label!r} has seed {seed} twice ({', '.join(str(m[0]) for m in members if m[2] == seed)})")
+                twice = ", ".join(str(m[0]) for m in members if m[2] == seed)
+                stop(f"{label!r} has seed {seed} twice ({twice})")
             out[run] = (label, seed)
     return out
 
@@ -202,7 +211,7 @@ def solve_rates(run: Path, key: str = "chain_level") -> list[dict]:
     from utils.records import load_records, read_jsonl_tolerant
 
     if not (run / "solved.jsonl").is_file():
-        sys.exit(f"code_rl_curves: {run / 'solved.jsonl'} does not exist (train.py writes it for RL runs; "
+        stop(f"{run / 'solved.jsonl'} does not exist (train.py writes it for RL runs; "
                  f"samples.jsonl holds only rl.log_samples rollouts a step, too few to count)")
     cfg = OmegaConf.to_container(OmegaConf.load(run / "config.yaml"))
     level = {r["id"]: (r.get("meta") or {}).get(key) for s in cfg["data"]["sources"] if s.get("data")
@@ -282,7 +291,7 @@ def main(argv: list[str]) -> None:
         return
     if args.cmd == "eval":
         while True:
-            n = sum(evaluate_run(run, args.configs, extra, not args.no_base) for run in args.runs)
+            n = sum(evaluate_run(run, args.configs, extra, not args.no_base) for run in with_seeds(args.runs))
             print(f"code_rl_curves: evaluated {n} checkpoint x config pairs", flush=True)
             if not args.watch:
                 break
@@ -290,7 +299,7 @@ def main(argv: list[str]) -> None:
     else:
         rows = collect(args.runs)
         if not rows:
-            sys.exit(f"code_rl_curves: no <run>/eval/step_*/*/results.json under {[str(r) for r in args.runs]}")
+            stop(f"no <run>/eval/step_*/*/results.json under {[str(r) for r in args.runs]}")
         paths = plot(rows, args.out)
         print(f"wrote {args.out}/curves.csv and {len(paths)} plots")
 

@@ -180,19 +180,26 @@ def test_curves_average_the_seeds_of_each_experiment(tmp_path):
     assert got[("code_rl/a", 0)] == pytest.approx((0.1, 0.0, 3)) and len(got) == 3
 
 
-def test_runs_that_differ_beyond_the_seed_are_not_averaged(tmp_path):
+def stopped(capsys, fn, *args) -> str:
+    """The one line a figure command stops with (exit 2)."""
+    with pytest.raises(SystemExit) as e:
+        fn(*args)
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1, err
+    return err
+
+
+def test_runs_that_differ_beyond_the_seed_are_not_averaged(tmp_path, capsys):
     a = fake_run(tmp_path, "x/a", 0)
     other = fake_run(tmp_path, "y/a/seed1", 1, lr=1e-3)  # labelled y/a: another experiment, its own line
     assert curves.experiments([a, other]) == {a: ("x/a", 0), other: ("y/a", 1)}
     clash = fake_run(tmp_path, "x/a/seed1", 1, lr=1e-3)  # labelled x/a, but not a seed of x/a
-    with pytest.raises(SystemExit, match="both 'x/a' but their configs differ"):
-        curves.experiments([a, clash])
+    assert "both 'x/a' but their configs differ" in stopped(capsys, curves.experiments, [a, clash])
     twice = fake_run(tmp_path, "x/a/seed2", 0)
-    with pytest.raises(SystemExit, match="has seed 0 twice"):
-        curves.experiments([a, twice])
+    assert "has seed 0 twice" in stopped(capsys, curves.experiments, [a, twice])
 
 
-def test_solve_rates_count_every_rollout_and_average_the_seeds(tmp_path):
+def test_solve_rates_count_every_rollout_and_average_the_seeds(tmp_path, capsys):
     """Fig. 9: the share of each level's problems solved at least once up to each step, from
     solved.jsonl (every rollout), mean +- std over seeds."""
     write_jsonl(tmp_path / "chains.jsonl", chains(2))
@@ -206,8 +213,7 @@ def test_solve_rates_count_every_rollout_and_average_the_seeds(tmp_path):
     assert curves.plot_solve_rates(rows, tmp_path / "fig").exists()
     assert "experiment,step,level,mean,std,seeds" in (tmp_path / "fig" / "solve_rates.csv").read_text()
     (a / "seed1" / "solved.jsonl").unlink()  # a run with the logged samples only: refused, not a lower bound
-    with pytest.raises(SystemExit, match="solved.jsonl does not exist"):
-        curves.collect_solve_rates([a])
+    assert "solved.jsonl does not exist" in stopped(capsys, curves.collect_solve_rates, [a])
 
 
 class HalfEnv(Env):
