@@ -461,7 +461,7 @@ def stop(cfg: TrainConfig, key: str, msg: str) -> None:
 # Every file of the run directory a step appends to; each row carries its "step". A resumed run
 # redoes the steps after its checkpoint, so Log cuts each of these back to the checkpoint's step
 # first (one mechanism for all of them), and Log.append writes to no other file.
-STEP_LOGS = ("metrics.jsonl", "samples.jsonl")
+STEP_LOGS = ("metrics.jsonl", "samples.jsonl", "solved.jsonl")
 
 
 class Log:
@@ -1109,6 +1109,7 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
         local = {"env": [it.record["env"] for it in batch.items for _ in range(G)],
                  "difficulty": [int(it.record.get("difficulty") or 0) for it in batch.items for _ in range(G)],
                  "bin": [it.bin for it in batch.items for _ in range(G)],
+                 "id": [it.record.get("id") for it in batch.items for _ in range(G)],
                  "reward": values, "correct": correct, "len": lens, "prompt_len": [len(p) for p, _ in rows],
                  "clipped": [c.finish_reason == "length" for c in comps], "bonus": bonus.tolist(),
                  "u": u_topk.tolist(), "u_mean": u_mean.tolist(), "errors": len(errors)}
@@ -1138,6 +1139,10 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                         "bonus": float(bonus[i * G + j]), "tokens": len(c.token_ids)}
                        for i, (it, row) in enumerate(zip(batch.items, batch.comps)) for j, c in enumerate(row)]
             log.append("samples.jsonl", samples if r.log_samples < 0 else samples[:r.log_samples])
+            # every rank's rollouts, not only the logged samples: the ids of the problems solved at
+            # least once this step (code_rl Fig. 9's cumulative solve rate, scripts/code_rl_curves.py)
+            solved = {i for d in everything for i, ok in zip(d["id"], d["correct"]) if ok and i is not None}
+            log.append("solved.jsonl", [{"step": step, "ids": sorted(map(str, solved))}])
             clip = None if metrics["clip_frac_low"] is None else metrics["clip_frac_low"] + metrics["clip_frac_high"]
             line = (f"rl step {step}/{r.steps} | reward {metrics['reward_mean']:.3f} acc {metrics['accuracy']:.3f} | "
                     f"len {metrics['response_len']:.0f} | trained {metrics['trained_frac']:.2f} | clip {_fmt(clip)} | "

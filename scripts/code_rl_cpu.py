@@ -55,15 +55,20 @@ def synth_data(out: Path) -> Path:
     return out
 
 
+def cpu_folder(path: str, synth: Path, other: str = "problems") -> Path:
+    """The CPU synthesis run's folder for a paper data path: its problems, chains or disjoint by the
+    path's last part (runs/code_rl/synth_star_induction_1012/chains: chains), else `other`."""
+    folder = Path(path).name
+    return synth / (folder if folder in ("problems", "chains", "disjoint") else other)
+
+
 def cpu_source(src: dict, synth: Path) -> dict:
     """One source of a paper config, pointed at the CPU data (weights and everything else kept)."""
     src = dict(src)
     if src.get("env") == "code_contest":
         src["params"] = {**src.get("params", {}), "path": ""}  # the shipped sample
     elif src.get("data"):
-        folder = Path(src["data"]).name
-        src["data"] = str(synth / (folder if folder in ("problems", "chains", "disjoint") else "problems"))
-        src["split"] = "train"
+        src["data"], src["split"] = str(cpu_folder(src["data"], synth)), "train"
     return src
 
 
@@ -120,8 +125,8 @@ def solved_samples(out: Path) -> Path:
 
 def generate_argv(config: str, synth: Path, out: Path) -> list[str]:
     """A generate config at CPU size: synthesis on recorded answers, seeds from solved_samples(),
-    a selection from the CPU synthesis run (one record per group; a histogram match to its
-    disjoint set)."""
+    a selection from the CPU synthesis run (one record or unit per group, or what there is where
+    that is fewer than the paper's sizes; a histogram match to its chains or disjoint set)."""
     cfg = raw_config(config)
     argv = ["--config", config, f"out={out}"]
     if cfg["mode"] == "synth":
@@ -130,10 +135,11 @@ def generate_argv(config: str, synth: Path, out: Path) -> list[str]:
             argv += [f"synth.corpus={out.parent / 'gen_seeds' / 'seeds.jsonl'}"]
     elif cfg["mode"] == "seeds":
         argv += [f"seeds.samples=[{solved_samples(out.parent / 'solved_run')}]"]
-    elif cfg["mode"] == "select":
-        argv += [f"select.data=[{synth / 'problems'}]", "select.count=1"]
+    elif cfg["mode"] == "select":  # the CPU run holds fewer than the paper's sizes: allow_short takes what there is
+        argv += [f"select.data=[{cpu_folder(cfg['select']['data'][0], synth)}]", "select.count=1",
+                 "select.allow_short=true"]
         if cfg["select"].get("match"):
-            argv += [f"select.match={synth / 'disjoint'}"]
+            argv += [f"select.match={cpu_folder(cfg['select']['match'], synth, 'disjoint')}"]
     return argv
 
 

@@ -162,7 +162,8 @@ def test_every_paper_generate_config_runs_at_cpu_size(shared, config, capsys):
     if cpu.raw_config(PAPER / config).get("synth", {}).get("corpus", "").endswith(".jsonl"):
         generate.main(cpu.generate_argv(str(PAPER / "gen_seeds.yaml"), shared["synth"], shared["runs"] / "gen_seeds"))
     generate.main(cpu.generate_argv(str(PAPER / config), shared["synth"], out))
-    printed = capsys.readouterr().out
+    captured = capsys.readouterr()
+    printed = captured.out
     if config == "gen_seeds.yaml":  # one seed per solved problem: the reference solutions, not the wrong ones
         seeds = [json.loads(line) for line in (out / "seeds.jsonl").read_text().splitlines()]
         assert len(seeds) == 6 and all("print(0)" not in s["text"] for s in seeds)
@@ -179,6 +180,12 @@ def test_every_paper_generate_config_runs_at_cpu_size(shared, config, capsys):
         assert levels == ["easy", "hard", "medium"]
     elif config == "gen_select_real_aug.yaml":
         assert '"exact": 3' in printed
+    elif config == "gen_select_chains.yaml":  # count=1 at CPU size: one whole chain, its three levels
+        metas = [json.loads(line)["meta"] for f in out.glob("train-*.jsonl") for line in f.read_text().splitlines()]
+        assert len({m["chain_id"] for m in metas}) == 1 and sorted(m["chain_level"] for m in metas) == ["easy", "hard", "medium"]
+    elif config == "gen_select_table3.yaml":  # fewer than Table 3's sizes here: every bin taken whole, and said so
+        bins = {json.loads(line)["meta"]["bin"] for f in out.glob("train-*.jsonl") for line in f.read_text().splitlines()}
+        assert bins and bins <= {"easy", "easy_medium", "medium", "hard"} and "fewer than select.counts" in captured.err
     elif config == "gen_yield_single_turn.yaml":
         assert "single-turn" in printed and "teacher answers (yield" in printed
     else:
@@ -194,11 +201,10 @@ def test_solve_rates_per_chain_level(shared, tmp_path):
     chains = load_records(shared["synth"] / "chains")
     by_level = {r["meta"]["chain_level"]: r["id"] for r in chains}
     (tmp_path / "config.yaml").write_text(f"data:\n  sources:\n    - {{data: {shared['synth'] / 'chains'}}}\n")
-    write_jsonl(tmp_path / "samples.jsonl", [
-        {"step": 1, "id": by_level["easy"], "correct": False}, {"step": 1, "id": by_level["easy"], "correct": True},
-        {"step": 2, "id": by_level["medium"], "correct": True}, {"step": 3, "id": by_level["hard"], "correct": False},
-        {"step": 3, "id": "not-in-the-data", "correct": True}])
+    write_jsonl(tmp_path / "solved.jsonl", [  # train.py: per step, the ids any rollout solved
+        {"step": 1, "ids": [by_level["easy"]]}, {"step": 2, "ids": [by_level["medium"]]},
+        {"step": 3, "ids": ["not-in-the-data"]}])
     rows = {(r["step"], r["level"]): r["value"] for r in curves.solve_rates(tmp_path)}
     assert rows == {(1, "easy"): 100.0, (1, "hard"): 0.0, (1, "medium"): 0.0, (2, "easy"): 100.0, (2, "hard"): 0.0,
                     (2, "medium"): 100.0, (3, "easy"): 100.0, (3, "hard"): 0.0, (3, "medium"): 100.0}
-    assert curves.plot_solve_rates(curves.solve_rates(tmp_path), tmp_path / "fig").exists()
+    assert curves.plot_solve_rates(curves.collect_solve_rates([tmp_path]), tmp_path / "fig").exists()

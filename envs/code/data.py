@@ -10,10 +10,14 @@ training run's samples.jsonl becomes one seed (seeds.jsonl, one {"text", "source
 which synthesis uses whole (synth.corpus=<out>/seeds.jsonl).
 
 mode=select: a fixed-seed subset of records, `count` per group of `by` (env: '5K problems each
-from four distinct environments'; chain_level: '3036 per difficulty level'), or `count` in all;
-or, with `match`, as many records as a reference set holds, pass rate by pass rate (code_rl: 'we
-match the difficulty histograms (based on student pass rates) between the starcoderdata- and
-real-seeded datasets'). Output: <out>/train-00000.jsonl ..., records only.
+from four distinct environments'; chain_level: '3036 per difficulty level'), `counts` per named
+group (bin: Table 3's sizes), or `count` in all; with `unit`, whole units of records (chain_id:
+'1012 coherent easy-medium-hard question chains (3036 problems total)'); or, with `match`, as
+many records as a reference set holds, pass rate by pass rate (code_rl: 'we match the difficulty
+histograms (based on student pass rates) between the starcoderdata- and real-seeded datasets').
+A selection that comes out short of its sizes is refused (ValueError, one line) unless
+`allow_short` is set: a run named after a paper's table trains on the table's data or not at all.
+Output: <out>/train-00000.jsonl ..., records only.
 
 This module's top level imports only configuration, so generate.py can import it cheaply.
 """
@@ -26,7 +30,7 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List
+from typing import Dict, List
 
 from utils.config import field
 
@@ -55,10 +59,17 @@ class SelectConfig:
                              "take `count` of each group; '': `count` in all")
     groups: List[str] = field([], help="the groups to take (empty: every group present; records whose field is "
                                        "null are never taken)")
-    count: int = field(0, help="records per group (or in all); 0: all of them. A group with fewer is taken whole "
-                               "and reported")
+    count: int = field(0, help="records (or units) per group, or in all; 0: all of them. A group with fewer "
+                               "stops the selection unless allow_short")
+    counts: Dict[str, int] = field({}, help="per group, its count (e.g. Table 3's {easy: 10000, easy_medium: 7479, "
+                                            "medium: 5268, hard: 2220}); the groups taken are these (needs by)")
+    unit: str = field("", help="a meta field whose records are taken together (chain_id: a chain's three "
+                               "records); count then counts units. '': single records")
+    total: int = field(0, help="records the selection must hold in all (e.g. 3036 for 1012 chains); 0: not checked")
     match: str = field("", help="records whose pass-rate histogram to reproduce (meta.pass_rate): as many as it "
                                 "holds, exact pass rates first, then the nearest (overrides by/count)")
+    allow_short: bool = field(False, help="take a group with fewer than its count whole (and report it) instead of "
+                                          "stopping; for CPU-sized runs (scripts/code_rl_cpu.py), never a paper's")
 
     def validate(self):
         if not self.data:
@@ -68,6 +79,12 @@ class SelectConfig:
                 yield f"data.{i}", f"{p} does not exist"
         if self.count < 0:
             yield "count", "must be >= 0"
+        if self.counts and (not self.by or self.groups):
+            yield "counts", "needs by, and names the groups itself (leave groups empty)"
+        if any(n < 1 for n in self.counts.values()):
+            yield "counts", "each count must be >= 1"
+        if self.total < 0:
+            yield "total", "must be >= 0"
         if self.match and not Path(self.match).exists():
             yield "match", f"{self.match} does not exist"
 
@@ -143,27 +160,47 @@ def select(cfg: SelectConfig, seed: int) -> tuple[list[dict], dict]:
     ids = [r["id"] for r in records]
     if len(set(ids)) != len(ids):
         raise ValueError(f"select: duplicate record ids in {cfg.data} (select from one dataset at a time)")
+    where = ", ".join(map(str, cfg.data))
+
+    def short(msg: str) -> None:  # the message starts with the data: generate.py names select.data
+        if not cfg.allow_short:
+            raise ValueError(f"{where}: {msg} (the paper's size; select.allow_short=true takes what there is)")
+        print(f"select: {where}: {msg}", file=sys.stderr)
+
     if cfg.match:
         targets = [r["meta"]["pass_rate"] for r in load_records(cfg.match)]
         chosen, exact = match_histogram(targets, [(r["meta"]["pass_rate"], r["id"]) for r in records])
+        if len(chosen) < len(targets):
+            short(f"{len(chosen)} records to match the {len(targets)} of select.match={cfg.match}")
         keep = set(chosen)
         return [r for r in records if r["id"] in keep], {"matched": {"wanted": len(targets), "taken": len(chosen),
                                                                      "exact": exact}}
-    groups = defaultdict(list)
+    wanted = set(cfg.counts) or set(cfg.groups)
+    groups = defaultdict(set)  # group -> its units (record ids, or the unit field's values)
+    unit_of = {}
     for r in records:
         g = _group(r, cfg.by) if cfg.by else "all"
-        if g is not None and (not cfg.groups or str(g) in cfg.groups):
-            groups[str(g)].append(r["id"])
+        u = _group(r, cfg.unit) if cfg.unit else r["id"]
+        if g is not None and u is not None and (not wanted or str(g) in wanted):
+            unit_of[r["id"]] = (str(g), str(u))
+            groups[str(g)].add(str(u))
     rng, keep, report = random.Random(seed), set(), {}
-    for g in sorted(groups):
+    for g in sorted(set(groups) | wanted):
+        count = cfg.counts.get(g, cfg.count)
         members = sorted(groups[g])
         rng.shuffle(members)
-        take = members[:cfg.count] if cfg.count else members
-        keep.update(take)
+        take = members[:count] if count else members
+        keep.update((g, u) for u in take)
         report[g] = {"available": len(members), "taken": len(take)}
-        if cfg.count and len(take) < cfg.count:
-            print(f"select: group {g!r} has {len(members)} records, fewer than count={cfg.count}", file=sys.stderr)
-    return [r for r in records if r["id"] in keep], report
+        if count and len(take) < count:
+            key = f"select.counts.{g}" if g in cfg.counts else "select.count"
+            short(f"group {g!r} has {len(members)} {cfg.unit or 'record'}s, fewer than {key}={count}")
+    out = [r for r in records if unit_of.get(r["id"]) in keep]
+    if cfg.unit:
+        report["records"] = len(out)
+    if cfg.total and len(out) != cfg.total:
+        short(f"the selection holds {len(out)} records, not select.total={cfg.total}")
+    return out, report
 
 
 def write_shards(out: Path, records: list[dict], shard_size: int) -> int:

@@ -98,9 +98,13 @@ def _rules(env: str, k: int, shown: int) -> str:
     return f"The problem is for the {env} task. " + rules
 
 
+# code_rl line 57: 'the teacher model is asked to try to incorporate the core logic of this example
+# snippet for data generation'.
+SEED_INSTRUCTION = "Try to incorporate the core logic of this example snippet in the problem:"
+
+
 def first_prompt(env: str, snippet: str, k: int, shown: int) -> str:
-    return (f"{_rules(env, k, shown)}\n\nUse this code only as inspiration for the theme of the problem:\n\n"
-            f"{fence('python', snippet)}\n\n{_format(env, k)}")
+    return f"{_rules(env, k, shown)}\n\n{SEED_INSTRUCTION}\n\n{fence('python', snippet)}\n\n{_format(env, k)}"
 
 
 # code_rl Appendix F: a turn-1 induction problem without a message was still given to the student,
