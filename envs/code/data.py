@@ -35,7 +35,7 @@ from utils.config import field
 class SeedsConfig:
     samples: List[str] = field([], help="training runs (their samples.jsonl) or samples.jsonl files whose correct "
                                         "responses become seeds; log enough of them (rl.log_samples)")
-    per_problem: int = field(1, help="seeds kept per solved problem (distinct solutions, first solved first)")
+    per_problem: int = field(1, help="seeds kept per solved problem (distinct solutions, first solved first)", ge=1)
     env: str = field("code_contest", help="only rollouts of this env (the real problems); '': any env")
 
     def validate(self):
@@ -44,8 +44,6 @@ class SeedsConfig:
         for i, p in enumerate(self.samples):
             if not _samples_file(p).is_file():
                 yield f"samples.{i}", f"{_samples_file(p)} does not exist (a train.py run directory or its samples.jsonl)"
-        if self.per_problem < 1:
-            yield "per_problem", "must be >= 1"
 
 
 @dataclass
@@ -56,7 +54,7 @@ class SelectConfig:
     groups: List[str] = field([], help="the groups to take (empty: every group present; records whose field is "
                                        "null are never taken)")
     count: int = field(0, help="records per group (or in all); 0: all of them. A group with fewer is taken whole "
-                               "and reported")
+                               "and reported", ge=0)
     match: str = field("", help="records whose pass-rate histogram to reproduce (meta.pass_rate): as many as it "
                                 "holds, exact pass rates first, then the nearest (overrides by/count)")
 
@@ -66,8 +64,6 @@ class SelectConfig:
         for i, p in enumerate(self.data):
             if not Path(p).exists():
                 yield f"data.{i}", f"{p} does not exist"
-        if self.count < 0:
-            yield "count", "must be >= 0"
         if self.match and not Path(self.match).exists():
             yield "match", f"{self.match} does not exist"
 
