@@ -84,7 +84,7 @@ class PoolConfig:
                               "registry moves at most one env in or out of a pick)", ge=0)
     exclude: List[str] = field([], help="envs never drawn: RLVE's held-out environments")
     difficulty: int = field(0, help="as Source.difficulty, for every pool env", ge=0)
-    difficulty_max: int = field(-1, help="as Source.difficulty_max, for every pool env", ge=-1)
+    difficulty_max: int = field(-1, help="as Source.difficulty_max, for every pool env (-1: d = difficulty)", ge=-1)
     weight: float = field(1.0, help="share of the prompts drawn from each pool env", gt=0)
 
     def names(self) -> list[str]:
