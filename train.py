@@ -49,7 +49,7 @@ class LoraSection:
 class OptimSection:
     lr: float = field(1e-6, help="peak AdamW learning rate (typical: 1e-5 SFT, 1e-6 RL)", gt=0)
     weight_decay: float = field(0.0, help="AdamW weight decay", ge=0)
-    betas: List[float] = field([0.9, 0.999], help="AdamW betas (two, each in [0, 1))", ge=0, lt=1)
+    betas: List[float] = field([0.9, 0.999], help="AdamW betas (two)", ge=0, lt=1)
     max_grad_norm: float = field(1.0, help="clip the global gradient norm; 0: no clipping (the norm is still logged)",
                                  ge=0)
     warmup_steps: int = field(0, help="linear warmup, in optimizer steps (RL: rl.minibatches per step)", ge=0)
