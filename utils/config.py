@@ -24,6 +24,7 @@ import dataclasses
 import functools
 import json
 import math
+import operator
 import os
 import platform
 import re
@@ -68,8 +69,7 @@ def field(default: Any = dataclasses.MISSING, help: str = "", choices: tuple | N
     return dataclasses.field(default=default, metadata=meta, **kw)
 
 
-_OPS = {"ge": (">=", lambda v, b: v >= b), "gt": (">", lambda v, b: v > b),
-        "le": ("<=", lambda v, b: v <= b), "lt": ("<", lambda v, b: v < b)}
+_OPS = {"ge": (">=", operator.ge), "gt": (">", operator.gt), "le": ("<=", operator.le), "lt": ("<", operator.lt)}
 
 
 def range_text(bounds: dict) -> str:
