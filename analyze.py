@@ -55,10 +55,10 @@ class ClassifierConfig:
     model: str = field("", help="hf: model directory or hub name to fine-tune (paper: Qwen/Qwen3-1.7B)")
     load: str = field("", help="hf: an already fine-tuned classifier directory; used as is, no training")
     heldout_fraction: float = field(0.1, help="judges: share of judged problems (all their traces) held out "
-                                                  "for macro-F1")
+                                                  "for macro-F1", gt=0, lt=1)
     context_chars: int = field(1500, help="hf: characters of the preceding spans given with each span (puzzle_to_math "
                                           "line 49: 'each span is then classified with its preceding context'); "
-                                          "0: the span alone")
+                                          "0: the span alone", ge=0)
     ngram: NgramConfig = field(NgramConfig(), help="embedded n-gram model")
     hf: HFTrainConfig = field(HFTrainConfig(), help="HF fine-tuning and inference")
 
@@ -69,7 +69,7 @@ class Stratum:
     benchmarks: List[str] = field(["*"], help="benchmark names (fnmatch patterns) whose spans belong here; the "
                                              "first stratum that matches a span's benchmark takes it")
     spans: int = field(0, help="spans drawn for the jury from this stratum, spread evenly over its checkpoints x "
-                               "benchmarks")
+                               "benchmarks", ge=0)
 
 
 @dataclass
@@ -79,10 +79,10 @@ class AppendixQConfig:
     gspo: str = field("vanilla", help="checkpoint name of vanilla GSPO")
     novelty: str = field("novelty", help="checkpoint name of GSPO + novelty bonus")
     opening: int = field(2, help="Part A: the paired traces share their first `opening` primitives (`other` "
-                                 "skipped; puzzle_to_math line 213: 'share the first two opening primitives')")
-    sft_depth: List[int] = field([2, 4], help="Part A: the SFT trace's chain depth range, inclusive (line 213)")
-    gspo_depth: List[int] = field([5, 9], help="Part A: the GSPO trace's chain depth range, inclusive (line 213)")
-    pairs: int = field(2, help="problems drawn per part (the paper shows two each)")
+                                 "skipped; puzzle_to_math line 213: 'share the first two opening primitives')", ge=0)
+    sft_depth: List[int] = field([2, 4], help="Part A: the SFT trace's chain depth range, inclusive (line 213)", ge=0)
+    gspo_depth: List[int] = field([5, 9], help="Part A: the GSPO trace's chain depth range, inclusive (line 213)", ge=0)
+    pairs: int = field(2, help="problems drawn per part (the paper shows two each)", ge=1)
 
 
 @dataclass
@@ -98,7 +98,7 @@ class AnalyzeConfig:
     classifier: ClassifierConfig = field(ClassifierConfig(), help="span classifier")
     judges: List[JudgeConfig] = field([], help="LLM jury (any utils/engine.py backend)")
     judge_spans: int = field(35000, help="classifier.train_data=judges: spans sampled for the jury (paper: 35k); "
-                                         "with `strata`, their sum")
+                                         "with `strata`, their sum", ge=1)
     strata: List[Stratum] = field([], help="classifier.train_data=judges: a stratified draw, e.g. the paper's 17k "
                                            "puzzle + 18k math spans (line 161); empty: a uniform draw of judge_spans")
     judge_ties: str = field("unresolved", help="a span the judges tie on (two that disagree): unresolved (no "
@@ -110,8 +110,8 @@ class AnalyzeConfig:
                             choices=("unresolved", "judge", "first"))
     tie_judge: JudgeConfig = field(JudgeConfig(name="tie_judge"), help="judge_ties=judge: the third judge, asked "
                                                                         "only on the spans the others tie on")
-    judge_batch: int = field(256, help="spans per judge request batch (cached after each)")
-    context_chars: int = field(1500, help="judges: characters of preceding spans shown as context")
+    judge_batch: int = field(256, help="spans per judge request batch (cached after each)", ge=1)
+    context_chars: int = field(1500, help="judges: characters of preceding spans shown as context", ge=0)
     tokenizer: str = field("", help="HF tokenizer for reported span lengths (paper: OLMo3's, "
                                     "allenai/Olmo-3-7B-Instruct-SFT, line 157; empty: characters / 4). One that "
                                     "cannot be loaded (offline) falls back to characters / 4, noted in the summary")
@@ -119,18 +119,18 @@ class AnalyzeConfig:
                                                    "set the teacher beside evaluate.py's puzzle runs, Fig. 2)")
     per_group: bool = field(True, help="also analyse each group of a benchmark (puzzles: puzzle and grid) as its "
                                        "own benchmark '<benchmark> | <group>'")
-    max_k: int = field(15, help="longest motif (paper: k = 2..15)")
+    max_k: int = field(15, help="longest motif (paper: k = 2..15)", ge=2, le=15)
     motifs: List[str] = field(DEFAULT_MOTIFS, help="named motifs counted non-overlapping per trace")
     compare: str = field("", help="compare.json from `evaluate.py compare` for problem-subset splits")
-    passk: List[int] = field([1, 8, 32], help="pass@k values correlated with the statistics (k <= samples)")
-    bootstrap: int = field(1000, help="bootstrap resamples for chain-depth 95% intervals")
+    passk: List[int] = field([1, 8, 32], help="pass@k values correlated with the statistics (k <= samples)", ge=1)
+    bootstrap: int = field(1000, help="bootstrap resamples for chain-depth 95% intervals", ge=1)
     plot_benchmarks: List[str] = field([], help="benchmarks to draw (fnmatch patterns, e.g. [olymmath_en_hard, "
                                                 "'puzzles*']); empty: every benchmark. Tables cover all of them")
-    strips: int = field(3, help="problems drawn as primitive strips (sample 0 of each checkpoint)")
+    strips: int = field(3, help="problems drawn as primitive strips (sample 0 of each checkpoint)", ge=0)
     appendix_q: AppendixQConfig = field(AppendixQConfig(), help="the paired traces of Figures 14-15 (puzzle_to_math "
                                                                 "Appendix Q), selected by the paper's rule")
-    top_motifs: int = field(12, help="motif changes listed in the summary and plot")
-    seed: int = field(0, help="seed for sampling spans for judges, bootstraps and held-out splits")
+    top_motifs: int = field(12, help="motif changes listed in the summary and plot", ge=0)
+    seed: int = field(0, help="seed for sampling spans for judges, bootstraps and held-out splits", ge=0)
 
     def validate(self):
         from utils.motifs import parse_motif
@@ -150,8 +150,6 @@ class AnalyzeConfig:
                 parse_motif(m)
             except ValueError as e:
                 yield "motifs", str(e)
-        if not 2 <= self.max_k <= 15:
-            yield "max_k", "must be in 2..15"
         needs_judges = self.labeler == "judges" or (self.labeler == "classifier" and self.classifier.train_data == "judges")
         if needs_judges and not self.judges:
             yield "judges", "no judges configured (judges=[{name: j1, engine: {...}}])"
@@ -165,21 +163,13 @@ class AnalyzeConfig:
             if self.tie_judge.engine.backend != "replay" and not self.tie_judge.engine.model:
                 yield "tie_judge.engine.model", "judge_ties=judge needs the tie-break judge's model"
             yield from self.tie_judge.engine.problems("tie_judge.engine")
-        for key in ("judge_batch", "judge_spans", "bootstrap", "strips", "top_motifs"):
-            if getattr(self, key) < (0 if key in ("strips", "top_motifs") else 1):
-                yield key, "must be >= 1" if key not in ("strips", "top_motifs") else "must be >= 0"
         c = self.classifier
         if self.labeler == "classifier" and c.kind == "hf" and not (c.model or c.load):
             yield "classifier.model", "kind=hf needs a model to fine-tune (or classifier.load)"
-        if not 0 < c.heldout_fraction < 1:
-            yield "classifier.heldout_fraction", "must be in (0, 1)"
         if self.compare and not Path(self.compare).is_file():
             yield "compare", f"{self.compare} is not a file"
         elif self.compare:
             yield from compare_problem(self.compare)
-        for k in self.passk:
-            if k < 1:
-                yield "passk", f"pass@{k}: every k must be >= 1"
         if self.strata and not any(st.spans for st in self.strata):
             yield "strata", "no stratum draws any span"
 

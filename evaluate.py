@@ -42,20 +42,20 @@ class EvalConfig:
     model: str = field("", help="model to evaluate (HF directory, checkpoint or served name); sets engine.model")
     engine: EngineConfig = field(EngineConfig(), help="model backend")
     benchmarks: List[BenchmarkConfig] = field([], help="benchmarks to evaluate (see configs/eval/)")
-    n: int = field(32, help="samples per problem (puzzle-to-math paper: pass@32)")
-    k: List[int] = field([1, 8, 32], help="pass@k values to report; each must be <= n")
-    temperature: float = field(0.6, help="sampling temperature (paper: 0.6)")
-    top_p: float = field(1.0, help="nucleus sampling")
-    max_tokens: int = field(25000, help="response token budget (paper: 25,000)")
-    seed: int = field(0, help="base seed; problem p of benchmark b samples with seed derive(seed, b, p)")
-    batch_problems: int = field(16, help="problems per generation call (results are cached after each)")
+    n: int = field(32, help="samples per problem (puzzle-to-math paper: pass@32)", ge=1)
+    k: List[int] = field([1, 8, 32], help="pass@k values to report; each must be <= n", ge=1)
+    temperature: float = field(0.6, help="sampling temperature (paper: 0.6); 0: greedy", ge=0)
+    top_p: float = field(1.0, help="nucleus sampling (1: no nucleus cut)", gt=0, le=1)
+    max_tokens: int = field(25000, help="response token budget (paper: 25,000)", ge=1)
+    seed: int = field(0, help="base seed; problem p of benchmark b samples with seed derive(seed, b, p)", ge=0)
+    batch_problems: int = field(16, help="problems per generation call (results are cached after each)", ge=1)
     num_shards: int = field(1, help="processes sampling in parallel, each with its own engine and GPU(s); "
-                                    "0: one per visible GPU (engine.tensor_parallel_size each)")
+                                    "0: one per visible GPU (engine.tensor_parallel_size each)", ge=0)
     shard_index: int = field(-1, help="sample only shard i of num_shards (separate jobs); -1: start every "
-                                      "shard here, then merge")
-    grading_workers: int = field(2, help="math grading worker processes")
-    grading_timeout_s: float = field(10.0, help="math: seconds per answer before the worker is killed")
-    bootstrap: int = field(1000, help="bootstrap resamples for the 95% intervals")
+                                      "shard here, then merge", ge=-1)
+    grading_workers: int = field(2, help="math grading worker processes", ge=1)
+    grading_timeout_s: float = field(10.0, help="math: seconds per answer before the worker is killed", gt=0)
+    bootstrap: int = field(1000, help="bootstrap resamples for the 95% intervals", ge=1)
     groups: Dict[str, List[str]] = field({}, help="pooled results over benchmarks, name -> member benchmark names, "
                                                   "e.g. {hmmt: [hmmt_feb_2024, hmmt_feb_2025, hmmt_nov_2025, "
                                                   "hmmt_feb_2026]}: pass@k over all their problems")
@@ -63,30 +63,15 @@ class EvalConfig:
     def validate(self):
         if not self.benchmarks:
             yield "benchmarks", "no benchmarks given"
-        if self.n < 1:
-            yield "n", "must be >= 1"
         if not self.k:
             yield "k", "no pass@k to report: give at least one k (e.g. [1])"
-        if self.max_tokens < 1:
-            yield "max_tokens", "must be >= 1"
-        if not 0 <= self.temperature < math.inf:
-            yield "temperature", "must be >= 0 and finite (0: greedy)"
-        if not 0 < self.top_p <= 1:
-            yield "top_p", "must be in (0, 1] (1: no nucleus cut)"
         for k in self.k:
-            if k < 1 or k > self.n:
+            if k > self.n:
                 yield "k", f"pass@{k} needs 1 <= k <= n = {self.n}; raise n or drop k"
         if not (self.model or self.engine.model) and self.engine.backend != "replay":
             yield "model", "no model given"
-        for key in ("bootstrap", "batch_problems", "grading_workers"):
-            if getattr(self, key) < 1:
-                yield key, "must be >= 1"
-        if self.num_shards < 0:
-            yield "num_shards", "must be >= 0 (0: one shard per visible GPU)"
-        if not -1 <= self.shard_index < max(self.num_shards, 1) or (self.shard_index >= 0 and self.num_shards < 1):
+        if self.shard_index >= max(self.num_shards, 1) or (self.shard_index >= 0 and self.num_shards < 1):
             yield "shard_index", f"must be -1 or in [0, num_shards) with num_shards >= 1 (got {self.shard_index})"
-        if self.grading_timeout_s <= 0:
-            yield "grading_timeout_s", "must be > 0"
         names = [b.name for b in self.benchmarks]
         if len(set(names)) != len(names):
             yield "benchmarks", f"duplicate benchmark names {names}"

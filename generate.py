@@ -33,8 +33,8 @@ MODES = ("envs", "races", "bricks", "sft_traces", "synth", "seeds", "select")
 @dataclass
 class Entry:
     env: str = field("bridges", help="registered env name (see envs.names())")
-    count: int = field(10, help="records to write for this entry")
-    difficulty: int = field(0, help="integer difficulty passed to env.generate")
+    count: int = field(10, help="records to write for this entry", ge=0)
+    difficulty: int = field(0, help="integer difficulty passed to env.generate", ge=0)
     params: dict = field({}, help="constructor params of the env, e.g. {width: 7, height: 7, level: hard}")
 
 
@@ -42,10 +42,11 @@ class Entry:
 class GenerateConfig:
     mode: str = field("envs", help="what to generate", choices=MODES)
     out: str = field("runs/data/demo", help="output directory")
-    seed: int = field(0, help="base seed; every record's seed is derived from it")
-    workers: int = field(1, help="processes generating in parallel (output does not depend on it)")
-    shard_size: int = field(1000, help="records per JSONL shard")
-    max_attempts: int = field(50, help="re-draws allowed per record when it duplicates an earlier one")
+    seed: int = field(0, help="base seed; every record's seed is derived from it", ge=0)
+    workers: int = field(1, help="processes generating in parallel (output does not depend on it)", ge=1)
+    shard_size: int = field(1000, help="records per JSONL shard", ge=1)
+    max_attempts: int = field(50, help="draws allowed per record (the first one included) when it duplicates an "
+                                             "earlier one", ge=1)
     splits: Dict[str, List[Entry]] = field({}, help="split name -> list of entries {env, count, difficulty, "
                                                     "params}; written in order, later splits never repeat an earlier problem. "
                                                     "Splits named test* are held out: training refuses to read them")
@@ -66,12 +67,6 @@ class GenerateConfig:
                                                       "matched to a pass-rate histogram (envs/code/data.py)")
 
     def validate(self):
-        if self.workers < 1:
-            yield "workers", "must be >= 1"
-        if self.shard_size < 1:
-            yield "shard_size", "must be >= 1"
-        if self.max_attempts < 1:
-            yield "max_attempts", "must be >= 1 (draws per record, the first one included)"
         if Path(self.out).exists() and not Path(self.out).is_dir():
             yield "out", f"{self.out} is a file, not a directory"
         if self.mode == "envs" and not self.splits:
@@ -95,10 +90,6 @@ class GenerateConfig:
         for split, entries in self.splits.items():
             for i, e in enumerate(entries):
                 key = f"splits.{split}.{i}"
-                if e.count < 0:
-                    yield f"{key}.count", "must be >= 0"
-                if e.difficulty < 0:
-                    yield f"{key}.difficulty", "must be >= 0"
                 if e.env not in envs.REGISTRY and not e.env.startswith(envs.RG_PREFIX):
                     yield f"{key}.env", f"unknown env {e.env!r}"
                     continue

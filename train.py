@@ -38,22 +38,24 @@ STAGES = ("sft", "rl")
 class LoraSection:
     enabled: bool = field(False, help="train LoRA adapters (peft) instead of all weights; checkpoints hold "
                                       "merged weights in model/ and the adapter alone (peft format) in adapter/")
-    r: int = field(16, help="LoRA rank")
-    alpha: int = field(32, help="LoRA alpha (scaling alpha / r)")
-    dropout: float = field(0.0, help="LoRA dropout")
+    r: int = field(16, help="LoRA rank", ge=1)
+    alpha: int = field(32, help="LoRA alpha (scaling alpha / r)", gt=0)
+    dropout: float = field(0.0, help="LoRA dropout probability", ge=0, lt=1)
     target_modules: List[str] = field(["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
                                       help="module names that get adapters")
 
 
 @dataclass
 class OptimSection:
-    lr: float = field(1e-6, help="peak AdamW learning rate (typical: 1e-5 SFT, 1e-6 RL)")
-    weight_decay: float = field(0.0, help="AdamW weight decay")
-    betas: List[float] = field([0.9, 0.999], help="AdamW betas")
-    max_grad_norm: float = field(1.0, help="clip the global gradient norm; 0: no clipping (the norm is still logged)")
-    warmup_steps: int = field(0, help="linear warmup, in optimizer steps (RL: rl.minibatches per step)")
+    lr: float = field(1e-6, help="peak AdamW learning rate (typical: 1e-5 SFT, 1e-6 RL)", gt=0)
+    weight_decay: float = field(0.0, help="AdamW weight decay", ge=0)
+    betas: List[float] = field([0.9, 0.999], help="AdamW betas (two)", ge=0, lt=1)
+    max_grad_norm: float = field(1.0, help="clip the global gradient norm; 0: no clipping (the norm is still logged)",
+                                 ge=0)
+    warmup_steps: int = field(0, help="linear warmup, in optimizer steps (RL: rl.minibatches per step)", ge=0)
     schedule: str = field("constant", help="learning-rate shape after warmup", choices=("constant", "cosine", "linear"))
-    min_lr_ratio: float = field(0.0, help="cosine/linear: final lr as a fraction of lr")
+    min_lr_ratio: float = field(0.0, help="cosine/linear: final lr as a fraction of lr (0: decay to 0; 1: no decay)",
+                                ge=0, le=1)
     trainable: List[str] = field([], help="regular expressions: only the parameters whose HF name matches one "
                                           "are trained, the rest are frozen (e.g. [norm]: the RMSNorm gains, "
                                           "BitFit-style); empty: all (or LoRA's adapters)")
@@ -67,23 +69,24 @@ class SFTSection:
     split: str = field("", help="the split read from each directory in `data` (e.g. train: the "
                                 "<split>-NNNNN.jsonl shards); required for a directory")
     use_answer: bool = field(False, help="also train on records' gold `answer` (rows without response(s))")
-    max_len: int = field(4096, help="prompt + response tokens; longer responses are truncated (counted and logged)")
-    epochs: int = field(1, help="passes over the data")
-    max_steps: int = field(0, help="stop after this many optimizer steps; 0: epochs decide")
-    batch_size: int = field(32, help="examples per optimizer step, over all ranks")
-    micro_batch_size: int = field(8, help="examples per forward pass on one rank (gradient accumulation)")
+    max_len: int = field(4096, help="prompt + response tokens; longer responses are truncated (counted and logged)",
+                         ge=1)
+    epochs: int = field(1, help="passes over the data", ge=1)
+    max_steps: int = field(0, help="stop after this many optimizer steps; 0: epochs decide", ge=0)
+    batch_size: int = field(32, help="examples per optimizer step, over all ranks", ge=1)
+    micro_batch_size: int = field(8, help="examples per forward pass on one rank (gradient accumulation)", ge=1)
 
 
 @dataclass
 class NoveltySection:
     enabled: bool = field(False, help="puzzle_to_math line 99: bonus for correct rollouts whose reasoning the frozen "
                                       "reference (ref_model: the SFT checkpoint) finds unlikely")
-    weight: float = field(0.1, help="bonus scale. The paper does not publish its weight; 0.1 is ours")
+    weight: float = field(0.1, help="bonus scale. The paper does not publish its weight; 0.1 is ours", ge=0)
     norm: str = field("minmax", help="normalisation of u among a group's correct rollouts (the paper does not publish "
                                      "it). minmax (default): the bonus lies in [0, weight], never a penalty for a "
                                      "correct rollout; rank: the same range, outlier-robust; zscore subtracts from "
                                      "the correct rollouts below the group mean", choices=("minmax", "rank", "zscore"))
-    k: int = field(100, help="u = mean of the k largest token NLLs under the reference (paper: k=100, line 105)")
+    k: int = field(100, help="u = mean of the k largest token NLLs under the reference (paper: k=100, line 105)", ge=1)
     stat: str = field("topk", help="the novelty statistic: topk (the paper's) or mean (mean token NLL: the ablation "
                                    "of Appendix O)", choices=("topk", "mean"))
     scope: str = field("reasoning", help="tokens scored: reasoning (inside <reasoning>, or before <answer>: the "
@@ -93,42 +96,46 @@ class NoveltySection:
 
 @dataclass
 class RLSection:
-    steps: int = field(100, help="RL steps (one rollout batch each)")
-    batch_size: int = field(256, help="rollouts per step over all ranks (= prompts x group_size)")
-    group_size: int = field(8, help="rollouts per prompt, G (code-RL paper: 8)")
-    minibatches: int = field(4, help="optimizer steps per rollout batch (GSPO: 4)")
-    micro_batch_size: int = field(8, help="rollouts per forward pass on one rank (gradient accumulation)")
+    steps: int = field(100, help="RL steps (one rollout batch each)", ge=1)
+    batch_size: int = field(256, help="rollouts per step over all ranks (= prompts x group_size)", ge=1)
+    group_size: int = field(8, help="rollouts per prompt, G (code-RL paper: 8); at least 2: advantages compare the "
+                                        "rollouts of one prompt", ge=2)
+    minibatches: int = field(4, help="optimizer steps per rollout batch (GSPO: 4)", ge=1)
+    micro_batch_size: int = field(8, help="rollouts per forward pass on one rank (gradient accumulation)", ge=1)
     level: str = field("sequence", help="importance ratio: token (GRPO) or sequence (GSPO)",
                        choices=("token", "sequence"))
     eps_low: Optional[float] = field(None, help="lower clip; default by level: token 0.2 (code-RL paper), "
-                                                "sequence 3e-4 (GSPO paper)")
+                                                "sequence 3e-4 (GSPO paper); below 1: the ratio's lower bound is "
+                                                "1 - eps_low", ge=0, lt=1)
     eps_high: Optional[float] = field(None, help="upper clip (clip-higher); default by level: token 0.25 (code-RL "
-                                                 "paper), sequence 4e-4 (GSPO paper)")
+                                                 "paper), sequence 4e-4 (GSPO paper)", ge=0)
     agg: str = field("seq_mean_token_mean", help="loss aggregation over tokens",
                      choices=("seq_mean_token_mean", "token_mean"))
     scale_rewards: str = field("none", help="divide advantages by the group's reward std: none (code-RL paper, "
                                             "Dr. GRPO) or group (original GRPO, and GSPO's group-based advantage)",
                                choices=("none", "group"))
     entropy_coef: float = field(0.0, help="loss-level entropy bonus: loss -= coef * mean token entropy (puzzle_to_math "
-                                          "line 111 screened it in pilots; off by default)")
+                                          "line 111 screened it in pilots; off by default)", ge=0)
     entropy_adv_alpha: float = field(0.0, help="entropy-shaped advantage A + min(alpha * H, |A| / kappa) with H the "
                                                "rollout's mean token entropy (Cheng et al. 2025a; puzzle_to_math line "
-                                               "111 screened it); 0: off")
-    entropy_adv_kappa: float = field(2.0, help="the clip of the entropy-shaped advantage: at most |A| / kappa")
-    kl_coef: float = field(0.0, help="weight of the k3 KL to ref_model (code-RL paper: 0, no reference loaded)")
-    temperature: float = field(1.0, help="rollout sampling temperature (also applied to training log-probs)")
-    top_p: float = field(1.0, help="rollout nucleus sampling")
-    max_tokens: int = field(2048, help="response budget per rollout; longer ones are cut (clipped_ratio)")
+                                               "111 screened it); 0: off", ge=0)
+    entropy_adv_kappa: float = field(2.0, help="the clip of the entropy-shaped advantage: at most |A| / kappa "
+                                               "(above 1: the shaped advantage keeps A's sign)", gt=1)
+    kl_coef: float = field(0.0, help="weight of the k3 KL to ref_model (code-RL paper: 0, no reference loaded)", ge=0)
+    temperature: float = field(1.0, help="rollout sampling temperature (also applied to training log-probs); > 0: "
+                                                  "the ratio needs the sampling distribution", gt=0)
+    top_p: float = field(1.0, help="rollout nucleus sampling", gt=0, le=1)
+    max_tokens: int = field(2048, help="response budget per rollout; longer ones are cut (clipped_ratio)", ge=1)
     max_prompt_tokens: int = field(0, help="vllm: the longest prompt allowed (chat template included), in tokens; "
                                            "0: what engine.max_model_len leaves after max_tokens. A longer prompt "
-                                           "stops the run with one line (vLLM would cut its response short)")
+                                           "stops the run with one line (vLLM would cut its response short)", ge=0)
     async_rollouts: bool = field(False, help="one-step off-policy: generate step t+1 while step t trains; the "
                                              "ratio uses the behaviour log-probs (`async` is a Python keyword)")
     engine: EngineConfig = field(EngineConfig(), help="rollout backend: hf (the live model; a synced copy under "
                                                       "FSDP or async) or vllm (colocated, one engine per GPU, weights "
                                                       "synced each step); engine.model is ignored")
     log_samples: int = field(4, help="rollouts per step written to samples.jsonl (whole groups first), for the "
-                                     "training-dynamics analyses (analyze.py over steps); -1: all")
+                                     "training-dynamics analyses (analyze.py over steps); 0: none; -1: all", ge=-1)
 
 
 @dataclass
@@ -145,7 +152,7 @@ class TrainConfig:
     enable_thinking: Optional[bool] = field(None, help="the chat template's enable_thinking switch (Qwen3: false "
                                                        "skips the <think> block), fixed in the saved tokenizer too; "
                                                        "null: the template's default")
-    seed: int = field(0, help="seeds prompts, rollouts and data order")
+    seed: int = field(0, help="seeds prompts, rollouts and data order (an integer >= 0)", ge=0)
     dtype: str = field("auto", help="auto: fp32 weights with bf16 autocast on GPU, fp32 on CPU; mixed: bf16 autocast "
                                     "on CPU too (x86 with AVX512-BF16: about 1.8x faster than fp32 for SmolLM2-135M "
                                     "on one core); bfloat16: bf16 weights",
@@ -155,11 +162,11 @@ class TrainConfig:
                                        "(a node), replicated across them (2+ nodes)",
                           choices=("auto", "none", "ddp", "fsdp", "hsdp"))
     hsdp_shard_size: int = field(0, help="strategy=hsdp: ranks per shard group; 0: the ranks of one node "
-                                         "(torchrun's LOCAL_WORLD_SIZE)")
+                                         "(torchrun's LOCAL_WORLD_SIZE)", ge=0)
     logprob_chunk_tokens: int = field(512, help="tokens (over a micro-batch's rows) whose full-vocabulary logits "
                                                 "exist at once when computing log-probs and entropy from the hidden "
                                                 "states (never batch x tokens x vocab): ~3 float32 copies, 0.9 GB at "
-                                                "vocabulary 152k")
+                                                "vocabulary 152k", ge=1)
     gradient_checkpointing: bool = field(False, help="recompute activations in backward (less memory)")
     lora: LoraSection = field(LoraSection(), help="optional LoRA (both stages)")
     optim: OptimSection = field(OptimSection(), help="optimizer and learning-rate schedule")
@@ -168,11 +175,12 @@ class TrainConfig:
     novelty: NoveltySection = field(NoveltySection(), help="stage=rl: novelty bonus")
     data: SamplerConfig = field(SamplerConfig(), help="stage=rl: prompt sources, env mix, curriculum, adaptive "
                                                       "difficulty")
-    save_every: int = field(50, help="checkpoint every this many steps (and at the end)")
-    keep_last: int = field(2, help="checkpoints kept for resuming")
+    save_every: int = field(50, help="checkpoint every this many steps (and at the end)", ge=1)
+    keep_last: int = field(2, help="checkpoints kept for resuming", ge=1)
     keep_steps: List[int] = field([], help="steps whose model is kept in <run>/kept/step_N/ (hard links, never pruned) "
-                                           "for training-dynamics analyses (puzzle_to_math line 29: ten checkpoints)")
-    keep_every: int = field(0, help="also keep the model every this many steps (0: only keep_steps)")
+                                           "for training-dynamics analyses (puzzle_to_math line 29: ten checkpoints)",
+                                  ge=1)
+    keep_every: int = field(0, help="also keep the model every this many steps (0: only keep_steps)", ge=0)
     resume: bool = field(False, help="the same config always continues from the run's newest intact checkpoint; "
                                      "true: continue even if the config differs from the one that wrote it "
                                      "(e.g. more steps)")
@@ -181,10 +189,10 @@ class TrainConfig:
                                     "WANDB_MODE=offline); a resumed run continues the same W&B run")
     wandb_project: str = field("rlvr-lab", help="W&B project")
     log_every: int = field(0, help="print a step line every this many steps (the first and last always); 0: at most "
-                                   "one line per 30 s. metrics.jsonl and curves.png get every step")
-    peak_tflops: float = field(0.0, help="GPU peak bf16 TFLOPS for the MFU metric; 0: guess from the GPU name")
+                                   "one line per 30 s. metrics.jsonl and curves.png get every step", ge=0)
+    peak_tflops: float = field(0.0, help="GPU peak bf16 TFLOPS for the MFU metric; 0: guess from the GPU name", ge=0)
     cpu_threads: int = field(0, help="torch threads on CPU; 0: torch's default. On a small or shared machine 1 is "
-                                     "often several times faster (idle OpenMP threads spin)")
+                                     "often several times faster (idle OpenMP threads spin)", ge=0)
 
     def keep(self, step: int) -> bool:
         """Whether step's model is kept for analysis (and so checkpointed even off save_every)."""
@@ -208,18 +216,8 @@ class TrainConfig:
 
         if template_problem(self.chat_template):
             yield "chat_template", template_problem(self.chat_template)
-        if self.save_every < 1:
-            yield "save_every", "must be >= 1"
-        if self.keep_last < 1:
-            yield "keep_last", "must be >= 1"
-        if self.keep_every < 0 or any(s < 1 for s in self.keep_steps):
-            yield "keep_every" if self.keep_every < 0 else "keep_steps", "steps must be >= 1 (keep_every: >= 0)"
-        if not 0 < self.optim.lr < math.inf:
-            yield "optim.lr", "must be > 0 and finite"
-        if len(self.optim.betas) != 2 or not all(0 <= b < 1 for b in self.optim.betas):
+        if len(self.optim.betas) != 2:  # their range is the field's
             yield "optim.betas", f"AdamW takes two betas in [0, 1), not {list(self.optim.betas)}"
-        if self.lora.enabled and self.lora.r < 1:
-            yield "lora.r", "must be >= 1"
         if self.optim.trainable and self.lora.enabled:
             yield "optim.trainable", "choose it or lora.enabled, not both (LoRA trains its adapters only)"
         for pattern in self.optim.trainable:
@@ -227,10 +225,6 @@ class TrainConfig:
                 re.compile(pattern)
             except re.error as e:
                 yield "optim.trainable", f"{pattern!r} is not a regular expression ({e})"
-        if self.hsdp_shard_size < 0:
-            yield "hsdp_shard_size", "must be >= 0"
-        if self.logprob_chunk_tokens < 1:
-            yield "logprob_chunk_tokens", "must be >= 1"
         if self.tensorboard:
             import importlib.util
 
@@ -241,8 +235,6 @@ class TrainConfig:
 
             if importlib.util.find_spec("wandb") is None:
                 yield "wandb", "needs the wandb package (pip install wandb)"
-        if self.log_every < 0:
-            yield "log_every", "must be >= 0"
         if self.stage == "sft":
             s = self.sft
             if not s.data:
@@ -254,48 +246,22 @@ class TrainConfig:
                     resolve_split(p, s.split)
                 except DataRefError as e:
                     yield f"sft.data.{i}" if e.key == "data" else "sft.split", str(e)
-            for key in ("max_len", "epochs", "batch_size", "micro_batch_size"):
-                if getattr(s, key) < 1:
-                    yield f"sft.{key}", "must be >= 1"
             if s.micro_batch_size > s.batch_size:
                 yield "sft.micro_batch_size", (f"{s.micro_batch_size} must be <= sft.batch_size {s.batch_size} "
                                                f"(examples per forward pass on one rank, of a step's batch)")
             return
         r = self.rl
-        if r.group_size < 2:
-            yield "rl.group_size", "must be >= 2: advantages compare the rollouts of one prompt"
-        elif r.batch_size % r.group_size:
+        if r.batch_size % r.group_size:
             yield "rl.batch_size", f"{r.batch_size} rollouts is not a multiple of rl.group_size={r.group_size}"
-        for key in ("steps", "batch_size", "minibatches", "micro_batch_size", "max_tokens"):
-            if getattr(r, key) < 1:
-                yield f"rl.{key}", "must be >= 1"
         if r.batch_size % r.minibatches:
             yield "rl.minibatches", f"rl.batch_size={r.batch_size} is not a multiple of {r.minibatches}"
         if r.micro_batch_size > r.batch_size:  # no forward pass on any rank holds more than a step's rollouts
             yield "rl.micro_batch_size", (f"{r.micro_batch_size} must be <= rl.batch_size {r.batch_size} "
                                           f"(rollouts per forward pass on one rank, of a step's batch)")
-        for key in ("eps_low", "eps_high"):
-            v = getattr(r, key)
-            if v is not None and v < 0:
-                yield f"rl.{key}", "must be >= 0"
-        if self.clip_eps()[0] >= 1:
-            yield "rl.eps_low", "must be < 1 (the ratio's lower bound is 1 - eps_low)"
-        if r.kl_coef < 0:
-            yield "rl.kl_coef", "must be >= 0"
         if r.kl_coef > 0 and not self.ref_model:
             yield "rl.kl_coef", "KL needs ref_model (the frozen reference)"
         if self.novelty.enabled and not self.ref_model:
             yield "novelty.enabled", "the novelty bonus needs ref_model (the frozen SFT checkpoint)"
-        if self.novelty.weight < 0:
-            yield "novelty.weight", "must be >= 0"
-        if self.novelty.k < 1:
-            yield "novelty.k", "must be >= 1"
-        if r.entropy_coef < 0 or r.entropy_adv_alpha < 0:
-            yield "rl.entropy_coef" if r.entropy_coef < 0 else "rl.entropy_adv_alpha", "must be >= 0"
-        if r.entropy_adv_kappa <= 1:
-            yield "rl.entropy_adv_kappa", "must be > 1 (the shaped advantage keeps A's sign)"
-        if r.temperature <= 0:
-            yield "rl.temperature", "must be > 0 (the ratio needs the sampling distribution)"
         if r.async_rollouts and r.top_p < 1.0:
             # the trainer's log-probs are of the whole distribution at the temperature; the hf
             # engine's too (not the nucleus it sampled from), vLLM's of the nucleus renormalised
@@ -310,9 +276,7 @@ class TrainConfig:
             yield "rl.engine.tensor_parallel_size", ("train.py runs one engine per GPU (TP=1); tensor parallel "
                                                      "rollouts would need the same prompts and seeds on every rank "
                                                      "of a TP group, which train.py does not arrange")
-        if r.max_prompt_tokens < 0:
-            yield "rl.max_prompt_tokens", "must be >= 0 (0: what rl.engine.max_model_len leaves)"
-        elif r.engine.backend == "vllm" and (r.max_prompt_tokens or 1) + r.max_tokens > r.engine.max_model_len:
+        if r.engine.backend == "vllm" and (r.max_prompt_tokens or 1) + r.max_tokens > r.engine.max_model_len:
             yield "rl.engine.max_model_len", (f"{r.engine.max_model_len} < rl.max_prompt_tokens {r.max_prompt_tokens} "
                                               f"+ rl.max_tokens {r.max_tokens}: vLLM would cut responses short")
         for key in ("chat_template", "enable_thinking"):

@@ -44,33 +44,33 @@ class Source:
     params: dict = field({}, help="live env: constructor params, e.g. {width: 7, height: 7, level: hard} or the "
                                   "puzzle reward weights w_exact (default 1.0) and w_completion (0.5), which the "
                                   "puzzle-to-math paper does not publish")
-    difficulty: int = field(0, help="live env: difficulty when neither the controller nor a curriculum sets it")
+    difficulty: int = field(0, help="live env: difficulty when neither the controller nor a curriculum sets it", ge=0)
     difficulty_max: int = field(-1, help="live env: with it, d is drawn uniformly from [difficulty, difficulty_max] "
                                          "for every problem (a static difficulty distribution, RLVE's baseline); "
-                                         "-1: d = difficulty")
+                                         "-1: d = difficulty", ge=-1)
     bins: dict = field({}, help="live env + curriculum: the difficulty of each curriculum bin, e.g. "
                                 "{easy: 0, medium: 4, hard: 8}")
     data: str = field("", help="static: records from generate.py: a directory of shards (name the split), a "
                                "JSONL file or a glob. A test split is refused: training never reads one")
     split: str = field("", help="static: the split to read from a directory of shards, e.g. train_rl "
                                 "(reads train_rl-*.jsonl only); required for a directory")
-    weight: float = field(1.0, help="share of the prompts drawn from this source (the env mix)")
+    weight: float = field(1.0, help="share of the prompts drawn from this source (the env mix)", gt=0)
 
 
 @dataclass
 class AdaptiveConfig:
     enabled: bool = field(False, help="RLVE adaptive difficulty over the live sources (envs/gym/adaptive.py)")
-    tau_acc: float = field(0.9, help="accuracy at the current top difficulty that unlocks the next (RLVE)")
+    tau_acc: float = field(0.9, help="accuracy at the current top difficulty that unlocks the next (RLVE)", gt=0, le=1)
     min_samples_factor: int = field(8, help="rollouts seen at a difficulty before it can be judged, in units "
-                                            "of rollouts per problem (RLVE)")
-    window: int = field(4, help="how many difficulties below the top are sampled (RLVE)")
+                                            "of rollouts per problem (RLVE)", ge=1)
+    window: int = field(4, help="width of the sampled difficulty window [l, h]: h - l + 1 <= window (RLVE)", ge=1)
 
 
 @dataclass
 class CurriculumConfig:
     path: str = field("", help="a curriculum: a name in configs/curricula/ (classic, reverse, ...) or a "
                                "YAML path; empty: no curriculum")
-    total_steps: int = field(0, help="steps the schedule spans; 0: rl.steps")
+    total_steps: int = field(0, help="steps the schedule spans; 0: rl.steps", ge=0)
 
 
 @dataclass
@@ -79,13 +79,13 @@ class PoolConfig:
                                  "code); empty: no pool")
     count: int = field(0, help="how many of the family's envs (after exclude), picked by seed; 0: all of them. "
                                "Nested: the 4 picked contain the 1 picked with the same seed, and so on (RLVE's "
-                               "environment-count scaling)")
+                               "environment-count scaling)", ge=0)
     seed: int = field(0, help="which envs count picks (by a hash of seed and name, so adding an env to the "
-                              "registry moves at most one env in or out of a pick)")
+                              "registry moves at most one env in or out of a pick)", ge=0)
     exclude: List[str] = field([], help="envs never drawn: RLVE's held-out environments")
-    difficulty: int = field(0, help="as Source.difficulty, for every pool env")
-    difficulty_max: int = field(-1, help="as Source.difficulty_max, for every pool env")
-    weight: float = field(1.0, help="share of the prompts drawn from each pool env")
+    difficulty: int = field(0, help="as Source.difficulty, for every pool env", ge=0)
+    difficulty_max: int = field(-1, help="as Source.difficulty_max, for every pool env (-1: d = difficulty)", ge=-1)
+    weight: float = field(1.0, help="share of the prompts drawn from each pool env", gt=0)
 
     def names(self) -> list[str]:
         """The picked envs, in pick order."""
@@ -120,13 +120,11 @@ class PoolConfig:
         unknown = sorted(set(self.exclude) - set(envs.REGISTRY))
         if unknown:
             yield f"{prefix}.exclude", f"unknown envs {unknown}"
-        available = len(self.names()) if self.count >= 0 else 0
-        if self.count < 0 or self.count > available:
+        available = len(self.names())
+        if self.count > available:
             yield f"{prefix}.count", f"must be in 0..{available} (the family's envs after exclude)"
-        if self.weight <= 0:
-            yield f"{prefix}.weight", "must be > 0"
-        if self.difficulty < 0 or (self.difficulty_max != -1 and self.difficulty_max < self.difficulty):
-            yield f"{prefix}.difficulty_max", "needs 0 <= difficulty <= difficulty_max (or difficulty_max: -1)"
+        if self.difficulty_max != -1 and self.difficulty_max < self.difficulty:
+            yield f"{prefix}.difficulty_max", "needs difficulty <= difficulty_max (or difficulty_max: -1)"
 
 
 @dataclass
@@ -160,10 +158,6 @@ class SamplerConfig:
                     resolve_split(s.data, s.split)
                 except DataRefError as e:
                     yield f"{key}.{e.key}", str(e)
-            if s.weight <= 0:
-                yield f"{key}.weight", "must be > 0"
-            if s.difficulty < 0:
-                yield f"{key}.difficulty", "must be >= 0"
             if s.difficulty_max != -1 and s.difficulty_max < s.difficulty:
                 yield f"{key}.difficulty_max", "must be >= difficulty (or -1 for a fixed difficulty)"
             live += [s.env] if s.env else []
@@ -173,8 +167,6 @@ class SamplerConfig:
             yield f"{prefix}.adaptive.enabled", "each live env may appear once (the controller keys on the name)"
         if self.adaptive.enabled and (self.pool.difficulty_max != -1 or any(s.difficulty_max != -1 for s in self.sources)):
             yield f"{prefix}.adaptive.enabled", "the controller sets the difficulties: drop difficulty_max"
-        if not 0 < self.adaptive.tau_acc <= 1:
-            yield f"{prefix}.adaptive.tau_acc", "must be in (0, 1]"
         if self.curriculum.path:
             from utils.curriculum import load
 

@@ -26,10 +26,11 @@ class TracesConfig:
     records_split: str = field("", help="the split read from each directory in `records`, e.g. train_sft")
     teacher: EngineConfig = field(EngineConfig(), help="the teacher model (openai for a served reasoner; hf, vllm, "
                                                        "replay)")
-    samples: int = field(8, help="K: responses sampled per problem")
-    temperature: float = field(0.6, help="teacher sampling temperature")
-    top_p: float = field(0.95, help="teacher nucleus sampling")
-    max_tokens: int = field(8192, help="teacher response budget")
+    samples: int = field(8, help="K: responses sampled per problem; 0 (with include_answer): only the gold "
+                                     "answers are scored, no teacher runs", ge=0)
+    temperature: float = field(0.6, help="teacher sampling temperature; 0: greedy", ge=0)
+    top_p: float = field(0.95, help="teacher nucleus sampling", gt=0, le=1)
+    max_tokens: int = field(8192, help="teacher response budget", ge=1)
     system_prompt: str = field("", help="system message for the teacher")
     keep: str = field("all", help="keep every distinct correct response, or the first one", choices=("all", "first"))
     split: str = field("train", help="name of the output shards (<split>-00000.jsonl ...)")
@@ -46,7 +47,7 @@ class TracesConfig:
                 resolve_split(p, self.records_split)
             except DataRefError as e:
                 yield f"records.{i}" if e.key == "data" else "records_split", str(e)
-        if self.samples < 0 or (self.samples == 0 and not self.include_answer):
+        if self.samples == 0 and not self.include_answer:
             yield "samples", "must be >= 1 (or 0 with include_answer)"
         if self.samples and self.teacher.backend in ("hf", "vllm", "openai") and not self.teacher.model:
             yield "teacher.model", "missing teacher model"

@@ -71,7 +71,7 @@ def test_pool_size_override_and_other_settings_refused(tmp_path, capsys):
 
 
 def test_bad_races_config_is_one_line_naming_the_key(tmp_path):
-    for override, key in (("races.operators.teleport=1", "races.operators.teleport"), ("races.max_size=7", "races.min_size"),
+    for override, key in (("races.operators.teleport=1", "races.operators.teleport"), ("races.max_size=7", "races.max_size"),
                           ("races.min_size=0", "races.min_size"), ("races.composites=-1", "races.composites"),
                           ("races.pool=nope", "races.pool"), ("races.timeout_s=0", "races.timeout_s"),
                           ("races.max_steps=0", "races.max_steps"), ("races.max_seconds=-1", "races.max_seconds"),

@@ -78,7 +78,7 @@ CASES = [
     ("train", ["optim.lr=nan"], "optim.lr", "NaN"),
     ("train", ["optim.weight_decay=nan"], "optim.weight_decay", "NaN"),  # any float field: one mechanism
     ("train", ["optim.lr=.inf"], "optim.lr", "finite"),
-    ("train", ["optim.betas=[2.0,3.0]"], "optim.betas", "[0, 1)"),
+    ("train", ["optim.betas=[2.0,3.0]"], "optim.betas.0", "[0, 1)"),  # a list entry: by its index
     ("train", ["optim.betas=[0.9]"], "optim.betas", "two"),
     ("train", ["stage=sft", "sft.batch_size=8", "sft.micro_batch_size=16"], "sft.micro_batch_size",
      "<= sft.batch_size"),
@@ -89,7 +89,7 @@ CASES = [
     ("evaluate", ["benchmarks=[{name: x, path: {t}/ok.jsonl}]", "k=[]"], "k", "no pass@k"),
     ("evaluate", ["benchmarks=[{name: x, path: {t}/ok.jsonl}]", "engine.backend=replay",
                   "engine.replay_path={t}/nothere.jsonl"], "engine.replay_path", "is not a file"),
-    ("analyze", ["inputs=[{t}/ok.jsonl]", "passk=[0]"], "passk", ">= 1"),
+    ("analyze", ["inputs=[{t}/ok.jsonl]", "passk=[0]"], "passk.0", ">= 1"),
     ("analyze", ["inputs=[{t}/ok.jsonl]", "compare={t}/garbled.jsonl"], "compare", "not valid JSON"),
     ("analyze", ["inputs=[{t}/ok.jsonl]", "compare={t}/ok.jsonl"], "compare", "evaluate.py compare"),
 ]

@@ -82,7 +82,6 @@ def test_adaptive_difficulty_rises_with_accuracy_and_resumes():
     ([Source()], False, "data.sources.0"),
     ([Source(env="nope")], False, "data.sources.0.env"),
     ([Source(data="missing.jsonl")], False, "data.sources.0.data"),
-    ([Source(env="sorting", weight=0)], False, "data.sources.0.weight"),
     ([Source(env="sorting"), Source(env="sorting")], True, "data.adaptive.enabled"),
     ([], False, "data.sources"),
 ])

@@ -42,10 +42,10 @@ class BenchmarkConfig:
                                             "func_name, difficulty, date; ifeval: instructions, kwargs; choice: "
                                             "context, choices = one list column or comma-separated columns)")
     sample: int = field(0, help="evaluate a fixed-seed random subset of this many problems (0: all), "
-                                "e.g. the paper's N=100 OMEGA subsets")
-    sample_seed: int = field(0, help="seed of that subset")
+                                "e.g. the paper's N=100 OMEGA subsets", ge=0)
+    sample_seed: int = field(0, help="seed of that subset", ge=0)
     problems: int = field(0, help="the number of problems this benchmark must have after filtering and sampling "
-                                  "(0: any); a hub copy that differs stops the run before sampling")
+                                  "(0: any); a hub copy that differs stops the run before sampling", ge=0)
     system_prompt: str = field("", help="system message for every problem")
     template: str = field("", help="user message, {problem} replaced by the problem; empty: the kind's "
                                    "default (math: ask for the answer in \\boxed{}; code: ask for a python block)")
@@ -53,9 +53,9 @@ class BenchmarkConfig:
                                      "LongBench v2 with fields.difficulty: length: short/medium/long)")
     date_from: str = field("", help="code: keep problems dated on or after this (YYYY-MM-DD)")
     date_to: str = field("", help="code: keep problems dated on or before this (YYYY-MM-DD)")
-    timeout_s: float = field(6.0, help="code: per-test time limit in seconds")
+    timeout_s: float = field(6.0, help="code: per-test time limit in seconds", gt=0)
     expect: int = field(0, help="the problem count the paper reports for this selection (0: none); another count "
-                                "after filtering is reported on stderr (e.g. a different release file)")
+                                "after filtering is reported on stderr (e.g. a different release file)", ge=0)
 
 
 @dataclass

@@ -56,23 +56,23 @@ class EngineConfig:
                                 choices=("error", "empty"))
     dtype: str = field("auto", help="hf/vllm weights dtype: auto, float32, bfloat16, float16")
     device: str = field("auto", help="hf: cpu, cuda, or auto")
-    batch_size: int = field(64, help="hf: rows (prompt x sample) decoded together")
+    batch_size: int = field(64, help="hf: rows (prompt x sample) decoded together", ge=1)
     max_model_len: int = field(8192, help="vllm: context length; capped (one line says so) at the model's "
-                                          "max_position_embeddings (config.json)")
+                                          "max_position_embeddings (config.json)", ge=1)
     max_num_batched_tokens: int = field(0, help="vllm: tokens one scheduler step may hold; 0: vLLM's default on GPU, "
                                                "max_model_len on CPU. On CPU chunked prefill is off, so no prompt is "
                                                "split over two steps (vLLM then rewinds the request's seeded "
                                                "generator, which a CPU generator cannot do) and a step holds at "
-                                               "least max_model_len tokens")
-    tensor_parallel_size: int = field(1, help="vllm: GPUs per engine")
-    gpu_memory_utilization: float = field(0.45, help="vllm: share of GPU memory (colocated with training)")
+                                               "least max_model_len tokens", ge=0)
+    tensor_parallel_size: int = field(1, help="vllm: GPUs per engine", ge=1)
+    gpu_memory_utilization: float = field(0.45, help="vllm: share of GPU memory (colocated with training)", gt=0, le=1)
     enable_sleep_mode: bool = field(False, help="vllm: free GPU memory while the trainer runs (sleep level 2: weights "
                                                 "and KV cache dropped, the weights come back with the next sync; "
                                                 "no sleep mode on vLLM's CPU backend)")
     enforce_eager: bool = field(False, help="vllm: no CUDA graphs / torch.compile (faster start, slower decoding)")
-    request_timeout_s: float = field(600.0, help="openai: seconds per HTTP request")
-    max_retries: int = field(4, help="openai: retries with exponential backoff before giving up")
-    concurrency: int = field(16, help="openai: requests in flight")
+    request_timeout_s: float = field(600.0, help="openai: seconds per HTTP request", gt=0)
+    max_retries: int = field(4, help="openai: retries with exponential backoff before giving up (0: none)", ge=0)
+    concurrency: int = field(16, help="openai: requests in flight", ge=1)
     reasoning_effort: str = field("", help="reasoning models such as GPT-OSS: low, medium or high (code_rl: teacher "
                                            "high, student low). openai: the request's reasoning_effort; hf/vllm: a "
                                            "chat-template variable (GPT-OSS's template reads it); '': not sent",
@@ -103,10 +103,6 @@ class EngineConfig:
         if self.backend == "replay" and not Path(self.replay_path).is_file():
             yield f"{prefix}.replay_path", (f"{self.replay_path!r} is not a file (JSONL of {{prompt|match, "
                                             f"responses}}, what the replay backend answers with)")
-        for key in ("batch_size", "max_retries", "concurrency", "max_model_len", "max_num_batched_tokens"):
-            least = 0 if key in ("max_retries", "max_num_batched_tokens") else 1
-            if getattr(self, key) < least:
-                yield f"{prefix}.{key}", f"must be >= {least}"
 
 
 def _is_local(url: str) -> bool:

@@ -34,8 +34,8 @@ from utils.records import append_jsonl, derive_seed, read_jsonl_tolerant
 class JudgeConfig:
     name: str = field("judge", help="judge name used in outputs and the cache")
     engine: EngineConfig = field(EngineConfig(backend="openai"), help="the judge's model backend")
-    temperature: float = field(0.0, help="judge sampling temperature")
-    max_tokens: int = field(1024, help="judge reply budget (reasoning judges need room before LABEL:)")
+    temperature: float = field(0.0, help="judge sampling temperature (0: greedy)", ge=0)
+    max_tokens: int = field(1024, help="judge reply budget (reasoning judges need room before LABEL:)", ge=1)
 
 
 @dataclass

@@ -98,9 +98,9 @@ def _one_thread():
 
 @dataclass
 class NgramConfig:
-    min_count: int = field(2, help="n-gram: keep features seen in at least this many training spans")
-    weight_decay: float = field(1e-4, help="n-gram: L2 penalty (5-fold CV over train traces picked it)")
-    max_iter: int = field(100, help="n-gram: L-BFGS iterations (the loss is convex; 100 reach the optimum)")
+    min_count: int = field(2, help="n-gram: keep features seen in at least this many training spans", ge=1)
+    weight_decay: float = field(1e-4, help="n-gram: L2 penalty (5-fold CV over train traces picked it)", ge=0)
+    max_iter: int = field(100, help="n-gram: L-BFGS iterations (the loss is convex; 100 reach the optimum)", ge=1)
 
 
 class NgramClassifier:
@@ -180,14 +180,14 @@ def train_embedded(cfg: NgramConfig | None = None, path: str | Path = SHIPPED_SP
 
 @dataclass
 class HFTrainConfig:
-    epochs: int = field(2, help="hf: fine-tuning epochs")
-    lr: float = field(2e-5, help="hf: AdamW learning rate")
-    batch_size: int = field(16, help="hf: spans per training/inference batch")
-    max_length: int = field(512, help="hf: tokens per span (longer spans are truncated; paper spans <= ~250)")
-    weight_decay: float = field(0.01, help="hf: AdamW weight decay")
+    epochs: int = field(2, help="hf: fine-tuning epochs", ge=1)
+    lr: float = field(2e-5, help="hf: AdamW learning rate", gt=0)
+    batch_size: int = field(16, help="hf: spans per training/inference batch", ge=1)
+    max_length: int = field(512, help="hf: tokens per span (longer spans are truncated; paper spans <= ~250)", ge=1)
+    weight_decay: float = field(0.01, help="hf: AdamW weight decay", ge=0)
     device: str = field("auto", help="hf: cpu, cuda or auto")
     dtype: str = field("float32", help="hf: training dtype (bfloat16 on GPU for large models)")
-    seed: int = field(0, help="hf: shuffling and head initialisation seed")
+    seed: int = field(0, help="hf: shuffling and head initialisation seed", ge=0)
 
 
 def _device(name: str) -> str:

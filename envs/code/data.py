@@ -39,7 +39,7 @@ from utils.config import field
 class SeedsConfig:
     samples: List[str] = field([], help="training runs (their samples.jsonl) or samples.jsonl files whose correct "
                                         "responses become seeds; log enough of them (rl.log_samples)")
-    per_problem: int = field(1, help="seeds kept per solved problem (distinct solutions, first solved first)")
+    per_problem: int = field(1, help="seeds kept per solved problem (distinct solutions, first solved first)", ge=1)
     env: str = field("code_contest", help="only rollouts of this env (the real problems); '': any env")
 
     def validate(self):
@@ -48,8 +48,6 @@ class SeedsConfig:
         for i, p in enumerate(self.samples):
             if not _samples_file(p).is_file():
                 yield f"samples.{i}", f"{_samples_file(p)} does not exist (a train.py run directory or its samples.jsonl)"
-        if self.per_problem < 1:
-            yield "per_problem", "must be >= 1"
 
 
 @dataclass
@@ -60,12 +58,12 @@ class SelectConfig:
     groups: List[str] = field([], help="the groups to take (empty: every group present; records whose field is "
                                        "null are never taken)")
     count: int = field(0, help="records (or units) per group, or in all; 0: all of them. A group with fewer "
-                               "stops the selection unless allow_short")
+                               "stops the selection unless allow_short", ge=0)
     counts: Dict[str, int] = field({}, help="per group, its count (e.g. Table 3's {easy: 10000, easy_medium: 7479, "
-                                            "medium: 5268, hard: 2220}); the groups taken are these (needs by)")
+                                            "medium: 5268, hard: 2220}); the groups taken are these (needs by)", ge=1)
     unit: str = field("", help="a meta field whose records are taken together (chain_id: a chain's three "
                                "records); count then counts units. '': single records")
-    total: int = field(0, help="records the selection must hold in all (e.g. 3036 for 1012 chains); 0: not checked")
+    total: int = field(0, help="records the selection must hold in all (e.g. 3036 for 1012 chains); 0: not checked", ge=0)
     match: str = field("", help="records whose pass-rate histogram to reproduce (meta.pass_rate): as many as it "
                                 "holds, exact pass rates first, then the nearest (overrides by/count)")
     allow_short: bool = field(False, help="take a group with fewer than its count whole (and report it) instead of "
@@ -77,14 +75,8 @@ class SelectConfig:
         for i, p in enumerate(self.data):
             if not Path(p).exists():
                 yield f"data.{i}", f"{p} does not exist"
-        if self.count < 0:
-            yield "count", "must be >= 0"
         if self.counts and (not self.by or self.groups):
             yield "counts", "needs by, and names the groups itself (leave groups empty)"
-        if any(n < 1 for n in self.counts.values()):
-            yield "counts", "each count must be >= 1"
-        if self.total < 0:
-            yield "total", "must be >= 0"
         if self.match and not Path(self.match).exists():
             yield "match", f"{self.match} does not exist"
 

@@ -54,20 +54,21 @@ class RoleConfig:
     engine: EngineConfig = field(EngineConfig(backend="replay", replay_path=TEACHER_REPLAY),
                                  help="model backend (utils/engine.py): vllm, openai (e.g. a served GPT-OSS-120B), "
                                       "hf, or replay (recorded responses)")
-    temperature: float = field(1.0, help="sampling temperature")
-    top_p: float = field(1.0, help="nucleus sampling")
-    max_tokens: int = field(4096, help="tokens per response")
-    retries: int = field(3, help="retries of a failed or timed-out generate call, with exponential backoff")
-    backoff_s: float = field(2.0, help="first backoff delay in seconds (doubles per retry)")
+    temperature: float = field(1.0, help="sampling temperature; 0: greedy", ge=0)
+    top_p: float = field(1.0, help="nucleus sampling", gt=0, le=1)
+    max_tokens: int = field(4096, help="tokens per response", ge=1)
+    retries: int = field(3, help="retries of a failed or timed-out generate call, with exponential backoff "
+                                  "(0: none)", ge=0)
+    backoff_s: float = field(2.0, help="first backoff delay in seconds (doubles per retry)", ge=0)
 
 
 @dataclass
 class SynthConfig:
-    seeds: int = field(8, help="seed snippets to start chains from")
+    seeds: int = field(8, help="seed snippets to start chains from", ge=1)
     envs: List[str] = field(["induction", "abduction", "deduction", "fuzzing"],
                             help="environments whose rules the teacher writes for, cycled over the seeds")
-    turns: int = field(6, help="teacher turns per seed snippet (paper: 6)")
-    samples: int = field(32, help="student answers per problem, M (paper: 32; 8 was too noisy)")
+    turns: int = field(6, help="teacher turns per seed snippet (paper: 6)", ge=1)
+    samples: int = field(32, help="student answers per problem, M (paper: 32; 8 was too noisy)", ge=1)
     inputs: Dict[str, int] = field(
         {"induction": 5, "abduction": 1, "deduction": 1, "fuzzing": 5},
         help="inputs the teacher writes per problem, per env. Induction k = 5 (code_rl Appendix F: '5 diverse "
@@ -75,12 +76,13 @@ class SynthConfig:
              "fuzzing 0 is the paper's teacher (code_rl Table 1: 'Generates a function f(), which contains a subtle "
              "bug to be exploited, and tests pre_test_f() and test_f()': no inputs; the paper configs), k >= 1 ours: "
              "it also writes k inputs and one of them must break test_f, which gives the record a gold answer and "
-             "rejects unexploitable bugs before the student's M samples are spent")
-    shown: int = field(3, help="induction: input/output pairs the student sees, k' (the rest are hidden)")
+             "rejects unexploitable bugs before the student's M samples are spent", ge=0)
+    shown: int = field(3, help="induction: input/output pairs the student sees, k' (the rest are hidden)", ge=1)
     harder_at: float = field(0.65, help="pass rate above which (strictly) the next turn asks for a harder problem "
-                                        "(code_rl: 'increasing complexity if p > 0.65')")
+                                        "(code_rl: 'increasing complexity if p > 0.65')", gt=0, le=1)
     keep_range: List[float] = field([0.01, 0.97], help="kept problems' pass-rate range, inclusive (code_rl: 'include "
-                                                        "all questions with pass rates between 0.01 and 0.97')")
+                                                        "all questions with pass rates between 0.01 and 0.97')",
+                                    ge=0, le=1)
     single_turn: bool = field(False, help="the single-turn baseline (code_rl Sec. 4.2): `turns` independent first-turn "
                                           "problems per seed, no student summary, no retry hint")
     retry_hint: bool = field(True, help="after a rejected teacher answer, the next turn's prompt names the reason "
@@ -89,9 +91,9 @@ class SynthConfig:
                                         "summary rather than the full history' (code_rl Sec. 3; the paper configs), "
                                         "which also keeps the multi- vs single-turn yield comparison unbiased")
     min_distinct_outputs: int = field(2, help="reject a problem whose outputs take fewer distinct values (envs with "
-                                              "more than one input)")
+                                              "more than one input)", ge=1)
     near_duplicate: float = field(0.8, help="Jaccard similarity of token 5-grams above which a problem is a "
-                                           "near duplicate of a kept one")
+                                           "near duplicate of a kept one", gt=0, le=1)
     corpus: str = field("stdlib", help="seed snippets: stdlib (this interpreter's standard library), a "
                                        "directory of .py files, hf:<dataset> (code_rl: hf:bigcode/starcoderdata with "
                                        "corpus_data_dir=python), all windows of snippet_lines lines; or a .jsonl of "
@@ -99,26 +101,29 @@ class SynthConfig:
     corpus_field: str = field("content", help="hf corpus: the text field")
     corpus_split: str = field("train", help="hf corpus: the split")
     corpus_data_dir: str = field("", help="hf corpus: the data directory (starcoderdata: python)")
-    corpus_rows: int = field(20000, help="hf corpus: rows streamed (shuffled by shard and buffer) and kept as the pool")
+    corpus_rows: int = field(20000, help="hf corpus: rows streamed (shuffled by shard and buffer) and kept as the pool",
+                             ge=1)
     corpus_fallback: str = field("", help="if the hf corpus cannot be loaded (offline): '' stops the run, 'stdlib' "
                                           "uses the standard library instead, says so on stderr and in each "
                                           "record's meta.synth.snippet.corpus", choices=("", "stdlib"))
     snippet_lines: List[int] = field([25, 50], help="window length range in lines (code_rl: 'randomly select 25-50 "
-                                                    "consecutive lines'); not applied to a .jsonl of solutions")
+                                                    "consecutive lines'); not applied to a .jsonl of solutions", ge=1)
     teacher: RoleConfig = field(RoleConfig(), help="the teacher model and its sampling")
     student: RoleConfig = field(RoleConfig(EngineConfig(backend="replay", replay_path=STUDENT_REPLAY), max_tokens=2048),
                                 help="the student model and its sampling")
-    timeout_s: float = field(2.0, help="sandbox wall-clock limit per execution")
-    memory_mb: int = field(512, help="sandbox address-space limit per execution")
-    shard_size: int = field(16, help="seeds per shard (the unit of batching and of resuming)")
+    timeout_s: float = field(2.0, help="sandbox wall-clock limit per execution", gt=0)
+    memory_mb: int = field(512, help="sandbox address-space limit per execution", ge=1)
+    shard_size: int = field(16, help="seeds per shard (the unit of batching and of resuming)", ge=1)
     bins: Dict[str, List[float]] = field(
         {"easy": [0.85, 0.97], "easy_medium": [0.61, 0.85], "medium": [0.26, 0.61], "hard": [0.10, 0.26]},
-        help="broad difficulty bins over pass rates (paper); first match wins; meta.bin, record difficulty = index")
+        help="broad difficulty bins over pass rates (paper); first match wins; meta.bin, record difficulty = index",
+                                         ge=0, le=1)
     chain_bins: Dict[str, List[float]] = field(
         {"easy": [0.81, 0.91], "medium": [0.41, 0.59], "hard": [0.05, 0.16]},
-        help="chain bins (paper): hard problems are walked down to medium and easy variants landing in these")
+        help="chain bins (paper): hard problems are walked down to medium and easy variants landing in these",
+                                               ge=0, le=1)
     chains: bool = field(True, help="build easy-medium-hard chains from the hard problems")
-    chain_attempts: int = field(2, help="teacher attempts per chain transition")
+    chain_attempts: int = field(2, help="teacher attempts per chain transition", ge=1)
 
     def validate(self):
         for i, env in enumerate(self.envs):
@@ -126,32 +131,23 @@ class SynthConfig:
                 yield f"envs.{i}", f"unknown environment {env!r}; one of {list(ENVS)}"
         if not self.envs:
             yield "envs", "at least one environment"
-        for key in ("seeds", "turns", "samples", "shard_size", "chain_attempts", "corpus_rows"):
-            if getattr(self, key) < 1:
-                yield key, "must be >= 1"
-        for env in ENVS:
-            least = 0 if env == "fuzzing" else 1  # fuzzing 0: the paper's teacher writes no inputs
-            if not isinstance(self.inputs.get(env), int) or self.inputs[env] < least:
-                yield f"inputs.{env}", f"an integer >= {least} is required"
+        for env in ENVS:  # the field's range is >= 0; fuzzing 0: the paper's teacher writes no inputs
+            if env not in self.inputs or (env != "fuzzing" and self.inputs[env] < 1):
+                yield f"inputs.{env}", f"an integer >= {0 if env == 'fuzzing' else 1} is required"
         if set(self.inputs) - set(ENVS):
             yield "inputs", f"unknown environments {sorted(set(self.inputs) - set(ENVS))}"
-        if isinstance(self.inputs.get("induction"), int) and not 1 <= self.shown <= self.inputs["induction"]:
+        if "induction" in self.inputs and self.shown > self.inputs["induction"]:
             yield "shown", "must be between 1 and inputs.induction"
-        if len(self.keep_range) != 2 or not 0 <= self.keep_range[0] <= self.keep_range[1] <= 1:
+        if len(self.keep_range) != 2 or self.keep_range[0] > self.keep_range[1]:
             yield "keep_range", "must be [low, high] with 0 <= low <= high <= 1"
-        if len(self.snippet_lines) != 2 or not 1 <= self.snippet_lines[0] <= self.snippet_lines[1]:
+        if len(self.snippet_lines) != 2 or self.snippet_lines[0] > self.snippet_lines[1]:
             yield "snippet_lines", "must be [min, max] with 1 <= min <= max"
         for name, bins in (("bins", self.bins), ("chain_bins", self.chain_bins)):
             for b, band in bins.items():
-                if len(band) != 2 or not 0 <= band[0] <= band[1] <= 1:
+                if len(band) != 2 or band[0] > band[1]:
                     yield f"{name}.{b}", "must be [low, high] with 0 <= low <= high <= 1"
         if not {"easy", "medium", "hard"} <= set(self.chain_bins):
             yield "chain_bins", "needs easy, medium and hard"
-        for key in ("harder_at", "near_duplicate"):
-            if not 0 < getattr(self, key) <= 1:
-                yield key, "must be in (0, 1]"
-        if self.timeout_s <= 0 or self.memory_mb < 1:
-            yield "timeout_s" if self.timeout_s <= 0 else "memory_mb", "must be > 0"
         if self.corpus.endswith(".jsonl"):
             if not Path(self.corpus).is_file():
                 yield "corpus", f"{self.corpus} does not exist (write it with generate.py mode=seeds)"

@@ -33,28 +33,30 @@ class RacesGenConfig:
     pool: str = field("all", help="named brick pool: the paper's races300 and races50 (files in envs/compose/pools/; "
                                   "races300 needs its model-written bricks in brick_dirs), or all, base50, core50 "
                                   "(envs/compose/bricks); `all` starts with base50")
-    pool_size: int = field(0, help="use only the first N bricks of the pool (0: all of it)")
+    pool_size: int = field(0, help="use only the first N bricks of the pool (0: all of it)", ge=0)
     min_size: int = field(2, help="smallest composition size (paper: paths shorter than 2 are rejected, races line "
-                                  "65); 1 with max_size 1: single bricks, the paper's RL_individual baseline")
-    max_size: int = field(5, help="largest composition size (paper: 5; at most 6)")
+                                  "65); 1 with max_size 1: single bricks, the paper's RL_individual baseline",
+                          ge=1, le=6)
+    max_size: int = field(5, help="largest composition size (paper: 5; at most 6)", ge=1, le=6)
     operators: Dict[str, float] = field({"sequential": 1.0, "parallel": 1.0, "sort": 1.0, "select": 1.0,
                                          "branch": 0.0, "loop": 0.0},
                                         help="operator -> weight of the mix; branch and loop go beyond the paper "
-                                             "and are off by default")
-    count: int = field(1000, help="records to write")
+                                             "and are off by default", ge=0)
+    count: int = field(1000, help="records to write", ge=0)
     composites: int = field(0, help="composite environments to search for (0: 2 * count + 100, one record each); "
-                                    "fewer than count: each serves several records, every one on a fresh input")
-    input_tries: int = field(20, help="fresh inputs tried per record before its composite is skipped")
+                                    "fewer than count: each serves several records, every one on a fresh input", ge=0)
+    input_tries: int = field(20, help="fresh inputs tried per record before its composite is skipped", ge=1)
     split: str = field("train", help="split name of the shards (<out>/<split>-00000.jsonl ...)")
-    extensions: int = field(3, help="extensions tried per search node")
+    extensions: int = field(3, help="extensions tried per search node", ge=1)
     usage_power: float = field(1.0, help="usage-budget weighting: a brick used u times is drawn with weight "
-                                         "(1 + u) ** -usage_power (0: uniform)")
-    max_steps: int = field(400, help="atomic-step limit of a path (paper, Appendix D)")
-    timeout_s: float = field(2.0, help="wall-clock limit of one brick call, seconds (paper, Appendix D)")
+                                         "(1 + u) ** -usage_power (0: uniform; a negative power would favour the most "
+                                         "used bricks)", ge=0)
+    max_steps: int = field(400, help="atomic-step limit of a path (paper, Appendix D)", ge=1)
+    timeout_s: float = field(2.0, help="wall-clock limit of one brick call, seconds (paper, Appendix D)", gt=0)
     brick_dirs: List[str] = field([], help="folders of model-written bricks (generate.py mode=bricks) added to the "
                                            "pool; they run only in the sandbox")
     max_seconds: float = field(600.0, help="wall-time cap of the search; if hit, output depends on machine "
-                                           "speed and the summary says so")
+                                           "speed and the summary says so", gt=0)
 
     def validate(self):
         from envs.compose.bricks import POOLS
@@ -62,30 +64,13 @@ class RacesGenConfig:
 
         if self.pool not in POOLS:
             yield "pool", f"unknown pool {self.pool!r}; known: {list(POOLS)}"
-        if self.pool_size < 0:
-            yield "pool_size", "must be >= 0"
-        if not 1 <= self.min_size <= self.max_size <= 6:
+        if self.min_size > self.max_size:
             yield "min_size", f"need 1 <= min_size <= max_size <= 6, got {self.min_size}..{self.max_size}"
         for k, w in self.operators.items():
             if k not in OPERATORS:
                 yield f"operators.{k}", f"unknown operator; known: {list(OPERATORS)}"
-            elif w < 0:
-                yield f"operators.{k}", "weight must be >= 0"
         if not any(w > 0 for w in self.operators.values()):
             yield "operators", "every weight is 0"
-        if self.count < 0:
-            yield "count", "must be >= 0"
-        if self.extensions < 1:
-            yield "extensions", "must be >= 1"
-        if self.composites < 0:
-            yield "composites", "must be >= 0"
-        if self.input_tries < 1:
-            yield "input_tries", "must be >= 1"
-        for key in ("max_steps", "timeout_s", "max_seconds"):  # 0 would reject every composite
-            if getattr(self, key) <= 0:
-                yield key, "must be > 0"
-        if self.usage_power < 0:
-            yield "usage_power", "must be >= 0 (a negative power favours the most used bricks)"
         for i, d in enumerate(self.brick_dirs):
             if not (Path(d) / "manifest.json").is_file():
                 yield f"brick_dirs.{i}", f"{d} has no manifest.json (not a generate.py mode=bricks output)"

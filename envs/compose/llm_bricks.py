@@ -90,13 +90,13 @@ class BricksGenConfig:
                                  help="the model writing bricks: openai for a served model (the paper used "
                                       "Claude-Sonnet-4.5, races line 60), replay for the recorded test answers")
     specs: List[BrickSpec] = field([], help="the bricks to ask for: {name, input, output, task}")
-    samples: int = field(3, help="candidates asked per brick (multi-sample consistency needs >= 2)")
-    min_agree: int = field(2, help="candidates that must give identical outputs on every probe input")
-    probes: int = field(8, help="probe inputs per brick, drawn from the input type's sampler")
-    temperature: float = field(0.8, help="sampling temperature (diverse candidates)")
-    max_tokens: int = field(4096, help="response budget")
-    max_steps: int = field(400, help="step limit of one call (paper, Appendix D)")
-    timeout_s: float = field(2.0, help="sandbox seconds per candidate check (paper, Appendix D: 2 s per call)")
+    samples: int = field(3, help="candidates asked per brick (multi-sample consistency needs >= 2)", ge=1)
+    min_agree: int = field(2, help="candidates that must give identical outputs on every probe input", ge=1)
+    probes: int = field(8, help="probe inputs per brick, drawn from the input type's sampler", ge=1)
+    temperature: float = field(0.8, help="sampling temperature (diverse candidates); 0: greedy", ge=0)
+    max_tokens: int = field(4096, help="response budget", ge=1)
+    max_steps: int = field(400, help="step limit of one call (paper, Appendix D)", ge=1)
+    timeout_s: float = field(2.0, help="sandbox seconds per candidate check (paper, Appendix D: 2 s per call)", gt=0)
 
     def validate(self):
         from envs.compose.bricks import BRICKS
@@ -116,11 +116,6 @@ class BricksGenConfig:
             yield "specs", "two specs share a name"
         if not 1 <= self.min_agree <= self.samples:
             yield "min_agree", f"need 1 <= min_agree <= samples ({self.samples})"
-        for key in ("probes", "max_steps"):
-            if getattr(self, key) < 1:
-                yield key, "must be >= 1"
-        if self.timeout_s <= 0:
-            yield "timeout_s", "must be > 0"
 
 
 def prompt_of(spec: BrickSpec) -> str:
