@@ -64,7 +64,8 @@ STAGES = [
                    "--labels Base,RL_individual,RL_RACES --config configs/eval/races_paper.yaml "
                    "--cases configs/analyze/races_cases.yaml --out runs/analysis/races_cases",
           ["--cases=", "--benchmarks=aime25,enigmata"]),
-    Stage("patterns", "python analyze.py --config configs/analyze/default.yaml name=analysis/races_patterns "
+    # line 50's four behaviours: what stands in for each (and what does not) is in configs/analyze/races_patterns.yaml
+    Stage("patterns", "python analyze.py --config configs/analyze/races_patterns.yaml name=analysis/races_patterns "
                       "inputs=[runs/eval/races_base/samples.jsonl,runs/eval/races_individual/samples.jsonl,"
                       "runs/eval/races_300/samples.jsonl]", ["passk=[1,2]", "bootstrap=20"]),
     Stage("summary", "python scripts/reproduce_races.py --summary"),
