@@ -613,11 +613,16 @@ def bootstrap_mean_ci(xs: list[float], resamples: int, seed: int) -> tuple[float
 
 def group_stats(traces: list[Trace], motifs: list[tuple[str, ...]], cfg: AnalyzeConfig) -> dict:
     """Per-trace means of every statistic over a group of labelled traces."""
-    from utils.motifs import LABELS, category_counts, chain_depth, count_nonoverlapping, exploit_runs
+    from utils.motifs import LABELS, category_counts, chain_depth, count_nonoverlapping, exploit_runs, mean_exploit_run
 
     n = len(traces)
     depths = [chain_depth(t.labels) for t in traces]
     runs = [r for t in traces for r in exploit_runs(t.labels)]
+    # exploit_run_mean: puzzle_to_math line 79 measures "the mean length of all exploit runs per trace" "to
+    # check that this is not driven by a few exceptional traces": each trace's mean, averaged over the traces
+    # that have a run (our choice: a trace without one has no run length; chain depth and runs per trace count
+    # it). exploit_run_mean_pooled: every run of the group weighs the same, so long traces weigh more.
+    per_trace = [m for m in map(mean_exploit_run, (t.labels for t in traces)) if m is not None]
     spans = sum(len(t.labels) for t in traces)
     counts = Counter(label for t in traces for label in t.labels)
     cats, with_recovery = Counter(), 0
@@ -626,11 +631,15 @@ def group_stats(traces: list[Trace], motifs: list[tuple[str, ...]], cfg: Analyze
         cats.update(c)
         with_recovery += c["recovery"] > 0
     lo, hi = bootstrap_mean_ci(depths, cfg.bootstrap, cfg.seed) if n > 1 else (float("nan"), float("nan"))
+    # spans_per_trace counts `other`, one of the nine primitives (puzzle_to_math line 7); reasoning_spans_per_trace
+    # only the 8 reasoning labels (line 165). Line 65's "2.8 primitive spans per trace" does not say which.
     row = {"traces": n, "solved": sum(t.correct is True for t in traces), "spans_per_trace": spans / n,
+           "reasoning_spans_per_trace": sum(label != "other" for t in traces for label in t.labels) / n,
            "tokens_per_span": sum(sum(t.tokens) for t in traces) / max(1, spans),
            "chain_depth_mean": sum(depths) / n, "chain_depth_p90": percentile(depths, 0.9),
            "chain_depth_ci_lo": lo, "chain_depth_ci_hi": hi,
-           "exploit_run_mean": sum(runs) / len(runs) if runs else 0.0, "exploit_runs_per_trace": len(runs) / n,
+           "exploit_run_mean": sum(per_trace) / len(per_trace) if per_trace else 0.0,
+           "exploit_run_mean_pooled": sum(runs) / len(runs) if runs else 0.0, "exploit_runs_per_trace": len(runs) / n,
            "traces_with_recovery": with_recovery}
     others, tail = map(sum, zip(*(other_tail(t) for t in traces)))
     row["other_last20_share"] = tail / others if others else float("nan")
@@ -1408,9 +1417,14 @@ def write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, png
     pk = [f"pass@{k}" for k in cfg.passk if any(f"pass@{k}" in r for r in base)]
     lines.append(md_table([{**r, "depth 95% CI": f"[{fmt(r['chain_depth_ci_lo'])}, {fmt(r['chain_depth_ci_hi'])}]"}
                            for r in base],
-                          ["checkpoint", "benchmark", "traces", *pk, "spans_per_trace", "chain_depth_mean", "depth 95% CI",
-                           "chain_depth_p90", "exploit_run_mean", "recovery_per_trace", "exploitation_per_trace",
+                          ["checkpoint", "benchmark", "traces", *pk, "spans_per_trace", "reasoning_spans_per_trace",
+                           "chain_depth_mean", "depth 95% CI", "chain_depth_p90", "exploit_run_mean",
+                           "exploit_run_mean_pooled", "recovery_per_trace", "exploitation_per_trace",
                            "verification_per_trace"]))
+    lines += ["", "spans_per_trace counts `other` spans, reasoning_spans_per_trace does not (the paper's \"primitive "
+              "spans per trace\", line 65, does not say). exploit_run_mean is each trace's mean exploit-run length "
+              "averaged over the traces with a run (line 79: \"the mean length of all exploit runs per trace\"); "
+              "exploit_run_mean_pooled weighs every run the same."]
     lines += ["", "Primitives per trace:", "",
               md_table(base, ["checkpoint", "benchmark", *[f"{label}_per_trace" for label in LABELS]]).replace("_per_trace", ""),
               "", "## Solved vs unsolved", ""]
