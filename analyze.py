@@ -1062,6 +1062,9 @@ def cases_main(argv: list[str]) -> None:
         print(f"analyze.py cases: give two or more evaluate.py runs (with samples.jsonl; missing: {missing}), as "
               f"many --labels, --per-benchmark >= 1", file=sys.stderr)
         sys.exit(2)
+    if a.cases and not Path(a.cases).is_file():
+        print(f"analyze.py cases: --cases {a.cases}: not a file", file=sys.stderr)
+        sys.exit(2)
     pins = load(CasesConfig, ["--config", a.cases], prog="analyze.py cases").cases if a.cases else None
     try:
         r = case_studies(runs, labels, Path(a.out), a.config, [b for b in a.benchmarks.split(",") if b],

@@ -149,3 +149,6 @@ def test_a_pin_matching_several_problems_stops(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert e.value.code == 2 and len(err.splitlines()) == 1
     assert "cases.0 (any list): matches 2 problems" in err and "decoy_list" in err and not (tmp_path / "o").exists()
+    with pytest.raises(SystemExit) as e:
+        analyze.main(["cases", *map(str, runs), "--cases", str(tmp_path / "none.yaml"), "--out", str(tmp_path / "o")])
+    assert e.value.code == 2 and capsys.readouterr().err.strip().endswith("none.yaml: not a file")
