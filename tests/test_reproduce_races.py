@@ -89,10 +89,11 @@ PAPER_CASES = [  # the three Appendix E problems as the summary describes them, 
                   "answer": "[66, 66, 66]", "task_name": "list"}),
     ("enigmata", {"id": "decoy_list", "prompt": "Rule induction. Test: [66, 2, 66]", "answer": "[66, 66]",
                   "task_name": "list"}),
-    ("enigmata", {"id": "sky", "prompt": "Fill the 4x4 grid with heights 1-4. Clues (top, left, right, bottom): "
-                  "7 9 4 5 | 7 9 4 5 | 5 4 7 9 | 5 4 7 9", "answer": "[[3,2,4,1],...]", "task_name": "sky"}),
-    ("enigmata", {"id": "decoy_sky", "prompt": "Fill the 4x4 grid. Clues: 7 9 4 5 7 9 4 5 5 4 7 9 5 4 7 8",
-                  "answer": "[[1]]", "task_name": "sky"}),
+    ("enigmata", {"id": "sky", "prompt": "Sum Skycraper is a logic puzzle game ... Example: [7] [4] [5] [9] ... "
+                  "The puzzle to be solved is:\n\n7 9 4 5\n7 9 4 5\n5 4 7 9\n5 4 7 9\n\nPlease provide the answer",
+                  "answer": [[3, 2, 4, 1], [2, 4, 1, 3], [4, 1, 3, 2], [1, 3, 2, 4]], "task_name": "sum_skyscraper"}),
+    ("enigmata", {"id": "decoy_sky", "prompt": "Sum Skycraper ... The puzzle to be solved is:\n\n7 9 4 5\n7 9 4 5\n"
+                  "5 4 7 9\n5 4 7 8", "answer": [[1]], "task_name": "sum_skyscraper"}),
 ]
 
 
