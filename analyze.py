@@ -9,7 +9,8 @@ them with pass@k across checkpoints.
     python analyze.py novelty-signal runs/paper/gspo_novelty     # top-k vs mean NLL within-group signal
     python analyze.py compare-runs runs/paper/pilot/grpo_vanilla runs/paper/pilot/gspo_vanilla --out DIR  # training curves side by side
     python analyze.py cases runs/eval/base runs/eval/individual runs/eval/races --labels Base,RL_individual,RL_RACES \
-        --config configs/eval/races_paper.yaml --out runs/analysis/races_cases   # RACES case studies (Appendix E)
+        --config configs/eval/races_paper.yaml --cases configs/analyze/races_cases.yaml \
+        --out runs/analysis/races_cases                                   # RACES case studies (Appendix E)
 
 Inputs are samples.jsonl files from evaluate.py or train.py, SFT-trace rows (`responses`: one trace
 each), or any JSONL with a response text and optionally `correct`, a problem id, a benchmark, a
@@ -914,8 +915,8 @@ of each run: a solved one for the last run, an unsolved one for the others where
 failure), else the first. With --config (the evaluation config the runs used) the prompt is shown too.
 With --cases (e.g. configs/analyze/races_cases.yaml, the paper's three Appendix E problems) the problems are
 the ones that file names instead, each matched by benchmark and id, prompt or gold answer; a pin that matches
-no problem or several stops the command, naming it. Writes DIR/cases.md (prompt, rates, the last --excerpt-chars characters of each response) and
-DIR/cases.jsonl (the whole responses: the paper releases them as supplementary material)."""
+no problem or several stops the command, naming it. Writes DIR/cases.md (prompt, rates, the last --excerpt-chars
+characters of each response) and DIR/cases.jsonl (the whole responses: the paper releases them as supplementary material)."""
 
 
 @dataclass
@@ -990,7 +991,8 @@ def case_studies(runs: list[Path], labels: list[str], out: Path, config: str = "
                     prompts[(b.name, p.id)] = p.prompt[-1]["content"]
                     golds[(b.name, p.id)] = p.gold
     if pins and not config and any(p.prompt or p.answer for p in pins):
-        raise ValueError("--cases pins problems by prompt or answer: give --config, the evaluation config the runs used")
+        raise ValueError("--cases pins problems by prompt or answer: give --config, the evaluation config the runs "
+                         "used")
     rate = lambda rows: sum(bool(r.get("correct")) for r in rows) / len(rows)  # noqa: E731
     why = ("The problems pinned by the cases config" if pins else
            f"Problems where {labels[-1]} diverges most from the others (solve rate over the best other run's)")
