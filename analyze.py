@@ -9,7 +9,8 @@ them with pass@k across checkpoints.
     python analyze.py novelty-signal runs/paper/gspo_novelty     # top-k vs mean NLL within-group signal
     python analyze.py compare-runs runs/paper/pilot/grpo_vanilla runs/paper/pilot/gspo_vanilla --out DIR  # training curves side by side
     python analyze.py cases runs/eval/base runs/eval/individual runs/eval/races --labels Base,RL_individual,RL_RACES \
-        --config configs/eval/races_paper.yaml --out runs/analysis/races_cases   # RACES case studies (Appendix E)
+        --config configs/eval/races_paper.yaml --cases configs/analyze/races_cases.yaml \
+        --out runs/analysis/races_cases                                   # RACES case studies (Appendix E)
 
 Inputs are samples.jsonl files from evaluate.py or train.py, SFT-trace rows (`responses`: one trace
 each), or any JSONL with a response text and optionally `correct`, a problem id, a benchmark, a
@@ -603,11 +604,16 @@ def bootstrap_mean_ci(xs: list[float], resamples: int, seed: int) -> tuple[float
 
 def group_stats(traces: list[Trace], motifs: list[tuple[str, ...]], cfg: AnalyzeConfig) -> dict:
     """Per-trace means of every statistic over a group of labelled traces."""
-    from utils.motifs import LABELS, category_counts, chain_depth, count_nonoverlapping, exploit_runs
+    from utils.motifs import LABELS, category_counts, chain_depth, count_nonoverlapping, exploit_runs, mean_exploit_run
 
     n = len(traces)
     depths = [chain_depth(t.labels) for t in traces]
     runs = [r for t in traces for r in exploit_runs(t.labels)]
+    # exploit_run_mean: puzzle_to_math line 79 measures "the mean length of all exploit runs per trace" "to
+    # check that this is not driven by a few exceptional traces": each trace's mean, averaged over the traces
+    # that have a run (our choice: a trace without one has no run length; chain depth and runs per trace count
+    # it). exploit_run_mean_pooled: every run of the group weighs the same, so long traces weigh more.
+    per_trace = [m for m in map(mean_exploit_run, (t.labels for t in traces)) if m is not None]
     spans = sum(len(t.labels) for t in traces)
     counts = Counter(label for t in traces for label in t.labels)
     cats, with_recovery = Counter(), 0
@@ -616,11 +622,15 @@ def group_stats(traces: list[Trace], motifs: list[tuple[str, ...]], cfg: Analyze
         cats.update(c)
         with_recovery += c["recovery"] > 0
     lo, hi = bootstrap_mean_ci(depths, cfg.bootstrap, cfg.seed) if n > 1 else (float("nan"), float("nan"))
+    # spans_per_trace counts `other`, one of the nine primitives (puzzle_to_math line 7); reasoning_spans_per_trace
+    # only the 8 reasoning labels (line 165). Line 65's "2.8 primitive spans per trace" does not say which.
     row = {"traces": n, "solved": sum(t.correct is True for t in traces), "spans_per_trace": spans / n,
+           "reasoning_spans_per_trace": sum(label != "other" for t in traces for label in t.labels) / n,
            "tokens_per_span": sum(sum(t.tokens) for t in traces) / max(1, spans),
            "chain_depth_mean": sum(depths) / n, "chain_depth_p90": percentile(depths, 0.9),
            "chain_depth_ci_lo": lo, "chain_depth_ci_hi": hi,
-           "exploit_run_mean": sum(runs) / len(runs) if runs else 0.0, "exploit_runs_per_trace": len(runs) / n,
+           "exploit_run_mean": sum(per_trace) / len(per_trace) if per_trace else 0.0,
+           "exploit_run_mean_pooled": sum(runs) / len(runs) if runs else 0.0, "exploit_runs_per_trace": len(runs) / n,
            "traces_with_recovery": with_recovery}
     others, tail = map(sum, zip(*(other_tail(t) for t in traces)))
     row["other_last20_share"] = tail / others if others else float("nan")
@@ -884,7 +894,7 @@ def novelty_signal(run: Path) -> dict:
 
 
 CASES_USAGE = """usage: analyze.py cases RUN_1 RUN_2 ... --out DIR [--labels A,B,...] [--config EVAL.yaml]
-                        [--benchmarks b1,b2] [--per-benchmark N] [--excerpt-chars N]
+                        [--cases CASES.yaml] [--benchmarks b1,b2] [--per-benchmark N] [--excerpt-chars N]
 
 Case studies in the RACES paper's way (races section 5.4 and Appendix E: "prompts and key response excerpts
 ... emphasizing decision points where Base, RLindividual, and RLRACES diverge", the same problems for all
@@ -893,12 +903,60 @@ baselines). Per benchmark, the problems where the last run's solve rate most exc
 are chosen (ties: lower baseline rate, then problem id); for each, every run's solve rate and one response
 of each run: a solved one for the last run, an unsolved one for the others where they have one (their
 failure), else the first. With --config (the evaluation config the runs used) the prompt is shown too.
-Writes DIR/cases.md (prompt, rates, the last --excerpt-chars characters of each response) and
-DIR/cases.jsonl (the whole responses: the paper releases them as supplementary material)."""
+With --cases (e.g. configs/analyze/races_cases.yaml, the paper's three Appendix E problems) the problems are
+the ones that file names instead, each matched by benchmark and id, prompt or gold answer; a pin that matches
+no problem or several stops the command, naming it. Writes DIR/cases.md (prompt, rates, the last --excerpt-chars
+characters of each response) and DIR/cases.jsonl (the whole responses: the paper releases them as supplementary material)."""
+
+
+@dataclass
+class CasePin:
+    name: str = field("", help="the case's heading in cases.md (e.g. the paper's section)")
+    cite: str = field("", help="where the paper describes the problem (races line N)")
+    benchmark: str = field("", help="the benchmark's name in the evaluation config")
+    id: str = field("", help="the problem id, exactly (empty: any)")
+    prompt: str = field("", help="a regular expression searched in the prompt (case-insensitive; empty: any)")
+    answer: str = field("", help="a regular expression searched in the gold answer (case-insensitive; empty: any)")
+
+
+@dataclass
+class CasesConfig:
+    cases: List[CasePin] = field([], help="the problems `analyze.py cases` shows, in this order, instead of its rule")
+
+    def validate(self):
+        if not self.cases:
+            yield "cases", "no case pinned (cases: [{name: ..., benchmark: ..., prompt: ...}])"
+        for i, c in enumerate(self.cases):
+            if not c.benchmark:
+                yield f"cases.{i}.benchmark", "empty: name the benchmark"
+            if not (c.id or c.prompt or c.answer):
+                yield f"cases.{i}", "pins nothing: give an id, a prompt or an answer pattern"
+            for key in ("prompt", "answer"):
+                try:
+                    re.compile(getattr(c, key))
+                except re.error as e:
+                    yield f"cases.{i}.{key}", f"not a regular expression: {e}"
+
+
+def pinned(pins: list[CasePin], keys: set, prompts: dict, golds: dict) -> list[tuple]:
+    """The one problem (benchmark, id) each pin matches among `keys`; ValueError naming the pin when it
+    matches none or several (a pin that silently picked another problem would show the wrong case)."""
+    out = []
+    for i, pin in enumerate(pins):
+        hits = sorted(k for k in keys if k[0] == pin.benchmark and (not pin.id or str(k[1]) == pin.id)
+                      and (not pin.prompt or re.search(pin.prompt, prompts.get(k) or "", re.I | re.S))
+                      and (not pin.answer or re.search(pin.answer, str(golds.get(k, "")), re.I | re.S)))
+        if len(hits) != 1:
+            raise ValueError(f"cases.{i} ({pin.name or pin.benchmark}): matches {len(hits)} problems of "
+                             f"{pin.benchmark!r} common to the runs" + (f" ({', '.join(str(k[1]) for k in hits[:5])}"
+                                                                       f"{' ...' if len(hits) > 5 else ''}): add its id"
+                                                                       if hits else ""))
+        out.append(hits[0])
+    return out
 
 
 def case_studies(runs: list[Path], labels: list[str], out: Path, config: str = "", benchmarks: list[str] | None = None,
-                 per_benchmark: int = 3, excerpt_chars: int = 1500) -> dict:
+                 per_benchmark: int = 3, excerpt_chars: int = 1500, pins: list[CasePin] | None = None) -> dict:
     from utils.records import atomic_write_text, read_jsonl_tolerant
 
     samples: list[dict] = []  # per run: (benchmark, problem_id) -> rows
@@ -910,7 +968,7 @@ def case_studies(runs: list[Path], labels: list[str], out: Path, config: str = "
     common = set(samples[0]).intersection(*samples[1:])
     if benchmarks:
         common = {k for k in common if k[0] in benchmarks}
-    prompts: dict = {}
+    prompts, golds = {}, {}
     if config:
         import evaluate
         from utils.benchmarks import load_problems
@@ -921,36 +979,52 @@ def case_studies(runs: list[Path], labels: list[str], out: Path, config: str = "
             if not benchmarks or b.name in benchmarks:
                 for p in load_problems(b):
                     prompts[(b.name, p.id)] = p.prompt[-1]["content"]
+                    golds[(b.name, p.id)] = p.gold
+    if pins and not config and any(p.prompt or p.answer for p in pins):
+        raise ValueError("--cases pins problems by prompt or answer: give --config, the evaluation config the runs "
+                         "used")
     rate = lambda rows: sum(bool(r.get("correct")) for r in rows) / len(rows)  # noqa: E731
+    why = ("The problems pinned by the cases config" if pins else
+           f"Problems where {labels[-1]} diverges most from the others (solve rate over the best other run's)")
     cases, lines = [], [f"# Case studies: {', '.join(labels)}", "",
-                        f"Runs: {', '.join(f'{lab} = `{run}`' for lab, run in zip(labels, runs))}. Problems where "
-                        f"{labels[-1]} diverges most from the others (solve rate over the best other run's); whole "
+                        f"Runs: {', '.join(f'{lab} = `{run}`' for lab, run in zip(labels, runs))}. {why}; whole "
                         f"responses in cases.jsonl.", ""]
-    for bench in sorted({b for b, _ in common}):
-        keys = [k for k in common if k[0] == bench]
-        scored = sorted(keys, key=lambda k: (-(rate(samples[-1][k]) - max(rate(s[k]) for s in samples[:-1])),
-                                             max(rate(s[k]) for s in samples[:-1]), k[1]))
-        lines += [f"## {bench}", ""]
-        for k in scored[:per_benchmark]:
-            rates = {lab: rate(s[k]) for lab, s in zip(labels, samples)}
-            picked = {}
-            for i, (lab, s) in enumerate(zip(labels, samples)):
-                rows = sorted(s[k], key=lambda r: r.get("sample", 0))
-                want = i == len(samples) - 1  # the method: a solved response; baselines: a failure
-                picked[lab] = next((r for r in rows if bool(r.get("correct")) == want), rows[0])
-            case = {"benchmark": bench, "problem_id": k[1], "prompt": prompts.get(k), "solve_rate": rates,
-                    "responses": {lab: {"sample": r.get("sample"), "correct": bool(r.get("correct")),
-                                        "response": r.get("response", "")} for lab, r in picked.items()}}
-            cases.append(case)
-            lines += [f"### {bench} / {k[1]}", "", "solve rate: " + ", ".join(f"{lab} {v:.2f}" for lab, v in rates.items()), ""]
-            if case["prompt"] is not None:
-                lines += ["Prompt:", "", "```text", case["prompt"].strip(), "```", ""]
-            for lab, r in case["responses"].items():
-                text = r["response"] or ""
-                cut = text[-excerpt_chars:]
-                lines += [f"**{lab}** (sample {r['sample']}, {'solved' if r['correct'] else 'not solved'}, "
-                          f"{len(text)} characters{', last ' + str(excerpt_chars) if len(text) > excerpt_chars else ''}):",
-                          "", "```text", ("..." if len(text) > excerpt_chars else "") + cut.strip(), "```", ""]
+    if pins:
+        chosen = list(zip(pinned(pins, common, prompts, golds), pins))
+    else:
+        chosen = []
+        for bench in sorted({b for b, _ in common}):
+            keys = [k for k in common if k[0] == bench]
+            scored = sorted(keys, key=lambda k: (-(rate(samples[-1][k]) - max(rate(s[k]) for s in samples[:-1])),
+                                                 max(rate(s[k]) for s in samples[:-1]), k[1]))
+            chosen += [(k, None) for k in scored[:per_benchmark]]
+    for n, (k, pin) in enumerate(chosen):
+        bench = k[0]
+        if pin is None and (n == 0 or chosen[n - 1][0][0] != bench):
+            lines += [f"## {bench}", ""]
+        rates = {lab: rate(s[k]) for lab, s in zip(labels, samples)}
+        picked = {}
+        for i, (lab, s) in enumerate(zip(labels, samples)):
+            rows = sorted(s[k], key=lambda r: r.get("sample", 0))
+            want = i == len(samples) - 1  # the method: a solved response; baselines: a failure
+            picked[lab] = next((r for r in rows if bool(r.get("correct")) == want), rows[0])
+        case = {"benchmark": bench, "problem_id": k[1], "prompt": prompts.get(k), "solve_rate": rates,
+                "responses": {lab: {"sample": r.get("sample"), "correct": bool(r.get("correct")),
+                                    "response": r.get("response", "")} for lab, r in picked.items()}}
+        if pin is not None:
+            case.update(case=pin.name, cite=pin.cite)
+        cases.append(case)
+        lines += [f"### {pin.name + ': ' if pin is not None and pin.name else ''}{bench} / {k[1]}", ""]
+        lines += [f"({pin.cite})", ""] if pin is not None and pin.cite else []
+        lines += ["solve rate: " + ", ".join(f"{lab} {v:.2f}" for lab, v in rates.items()), ""]
+        if case["prompt"] is not None:
+            lines += ["Prompt:", "", "```text", case["prompt"].strip(), "```", ""]
+        for lab, r in case["responses"].items():
+            text = r["response"] or ""
+            cut = text[-excerpt_chars:]
+            lines += [f"**{lab}** (sample {r['sample']}, {'solved' if r['correct'] else 'not solved'}, "
+                      f"{len(text)} characters{', last ' + str(excerpt_chars) if len(text) > excerpt_chars else ''}):",
+                      "", "```text", ("..." if len(text) > excerpt_chars else "") + cut.strip(), "```", ""]
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / "cases.md", "\n".join(lines) + "\n")
     atomic_write_text(out / "cases.jsonl", "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases))
@@ -968,6 +1042,7 @@ def cases_main(argv: list[str]) -> None:
     p.add_argument("--out", required=True)
     p.add_argument("--labels", default="")
     p.add_argument("--config", default="")
+    p.add_argument("--cases", default="")
     p.add_argument("--benchmarks", default="")
     p.add_argument("--per-benchmark", type=int, default=3)
     p.add_argument("--excerpt-chars", type=int, default=1500)
@@ -979,8 +1054,16 @@ def cases_main(argv: list[str]) -> None:
         print(f"analyze.py cases: give two or more evaluate.py runs (with samples.jsonl; missing: {missing}), as "
               f"many --labels, --per-benchmark >= 1", file=sys.stderr)
         sys.exit(2)
-    r = case_studies(runs, labels, Path(a.out), a.config, [b for b in a.benchmarks.split(",") if b],
-                     a.per_benchmark, a.excerpt_chars)
+    if a.cases and not Path(a.cases).is_file():
+        print(f"analyze.py cases: --cases {a.cases}: not a file", file=sys.stderr)
+        sys.exit(2)
+    pins = load(CasesConfig, ["--config", a.cases], prog="analyze.py cases").cases if a.cases else None
+    try:
+        r = case_studies(runs, labels, Path(a.out), a.config, [b for b in a.benchmarks.split(",") if b],
+                         a.per_benchmark, a.excerpt_chars, pins)
+    except ValueError as e:
+        print(f"analyze.py cases: {a.cases}: {e}", file=sys.stderr)
+        sys.exit(2)
     print(f"wrote {r['out']}/cases.md and cases.jsonl: {r['cases']} case(s) on {', '.join(r['benchmarks']) or 'no benchmark'}")
 
 
@@ -1329,9 +1412,14 @@ def write_summary(cfg, out, traces, stats, changes, corr, label_report, bad, png
     pk = [f"pass@{k}" for k in cfg.passk if any(f"pass@{k}" in r for r in base)]
     lines.append(md_table([{**r, "depth 95% CI": f"[{fmt(r['chain_depth_ci_lo'])}, {fmt(r['chain_depth_ci_hi'])}]"}
                            for r in base],
-                          ["checkpoint", "benchmark", "traces", *pk, "spans_per_trace", "chain_depth_mean", "depth 95% CI",
-                           "chain_depth_p90", "exploit_run_mean", "recovery_per_trace", "exploitation_per_trace",
+                          ["checkpoint", "benchmark", "traces", *pk, "spans_per_trace", "reasoning_spans_per_trace",
+                           "chain_depth_mean", "depth 95% CI", "chain_depth_p90", "exploit_run_mean",
+                           "exploit_run_mean_pooled", "recovery_per_trace", "exploitation_per_trace",
                            "verification_per_trace"]))
+    lines += ["", "spans_per_trace counts `other` spans, reasoning_spans_per_trace does not (the paper's \"primitive "
+              "spans per trace\", line 65, does not say). exploit_run_mean is each trace's mean exploit-run length "
+              "averaged over the traces with a run (line 79: \"the mean length of all exploit runs per trace\"); "
+              "exploit_run_mean_pooled weighs every run the same."]
     lines += ["", "Primitives per trace:", "",
               md_table(base, ["checkpoint", "benchmark", *[f"{label}_per_trace" for label in LABELS]]).replace("_per_trace", ""),
               "", "## Solved vs unsolved", ""]

@@ -53,6 +53,9 @@ STAGES = [
     Stage("pilot_grpo", f"{TRAIN} --config configs/paper/pilot_grpo.yaml", PILOT_CPU),
     Stage("eval_base", f"{EVAL} name=eval/base model=allenai/Olmo-3-7B-Instruct-SFT", EVAL_CPU + ["model={tiny}"]),
     Stage("eval_sft", f"{EVAL} name=eval/sft model=runs/paper/puzzles_sft/final", EVAL_CPU),
+    # line 135: OMEGA Explorative's N=100 subset against the whole split, on one model (configs/eval/omega_full.yaml)
+    Stage("eval_omega_full", "python evaluate.py --config configs/eval/omega_full.yaml name=eval/omega_full "
+                             "model=runs/paper/puzzles_sft/final", EVAL_CPU),
     Stage("eval_vanilla", f"{EVAL} name=eval/vanilla model=runs/paper/gspo_vanilla/final", EVAL_CPU),
     Stage("eval_novelty", f"{EVAL} name=eval/novelty model=runs/paper/gspo_novelty/final", EVAL_CPU),
     Stage("eval_steps", "python evaluate.py --config configs/eval/olymmath_hard.yaml name=eval/vanilla_{name} model={dir}",

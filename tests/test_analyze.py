@@ -243,7 +243,7 @@ def test_statistics_on_hand_computed_traces():
     # depths: a = 4 (setup compute check compute), b = 2 (compute check), c = 0
     assert row["chain_depth_mean"] == pytest.approx(2.0) and row["chain_depth_p90"] == pytest.approx(3.6)
     assert row["chain_depth_ci_lo"] <= 2.0 <= row["chain_depth_ci_hi"]
-    # exploit runs: a [4, 1], b [1, 2]: mean 2, four runs over three traces
+    # exploit runs: a [4, 1], b [1, 2]: per-trace means 2.5 and 1.5 (c has none), four runs over three traces
     assert row["exploit_run_mean"] == 2.0 and row["exploit_runs_per_trace"] == pytest.approx(4 / 3)
     assert row["compute_per_trace"] == pytest.approx(4 / 3) and row["other_share"] == pytest.approx(1 / 12)
     assert row["recovery_per_trace"] == pytest.approx(1 / 3)  # only (hypothesize, compute, backtrack) in b
@@ -266,6 +266,22 @@ def test_statistics_on_hand_computed_traces():
     t = lambda pid, ok: Trace("c", "b", pid, 0, ok)  # noqa: E731
     assert analyze.passk_table([t("p", True), t("p", False), t("q", False), t("q", False)], [1, 2, 4]) == \
         {("c", "b"): {1: 0.25, 2: 0.5}}
+
+
+def test_exploit_run_mean_is_per_trace_and_spans_with_and_without_other():
+    """exploit_run_mean averages each trace's mean run length (puzzle_to_math line 79: "the mean length of all
+    exploit runs per trace"), so one trace with many short runs does not outweigh the others; the pooled mean
+    is reported beside it. Spans per trace with `other` and without."""
+    import analyze
+    from analyze import Trace
+
+    long = Trace("c", "b", "p1", 0, True, labels=["compute", "plan"] * 4)      # four runs of 1: mean 1
+    deep = Trace("c", "b", "p2", 0, True, labels=["setup", "compute", "check", "compute", "check", "other"])  # one of 5
+    none = Trace("c", "b", "p3", 0, False, labels=["plan", "other", "other"])  # no run: not in the per-trace mean
+    row = analyze.group_stats([long, deep, none], [], analyze.AnalyzeConfig(bootstrap=10))
+    assert row["exploit_run_mean"] == pytest.approx((1 + 5) / 2)
+    assert row["exploit_run_mean_pooled"] == pytest.approx((4 * 1 + 5) / 5)
+    assert row["spans_per_trace"] == pytest.approx(17 / 3) and row["reasoning_spans_per_trace"] == pytest.approx(14 / 3)
 
 
 def test_segmentation_regressions():

@@ -41,7 +41,7 @@ CITE = re.compile(r"^(?P<paper>\w+) line (?P<line>\d+): '(?P<phrase>.+)'$", re.S
 
 def schema_for(rel: str):
     """The entry script's schema a config under configs/ is read with: evaluate.py for configs/eval,
-    analyze.py for configs/analyze, generate.py for a config whose chain sets `mode`, else train.py."""
+    analyze.py for configs/analyze (its `cases` schema for *_cases.yaml), generate.py for a config whose chain sets `mode`, else train.py."""
     from utils.config import _read_yaml
 
     if rel.startswith("eval/"):
@@ -51,7 +51,7 @@ def schema_for(rel: str):
     if rel.startswith("analyze/"):
         import analyze
 
-        return analyze.AnalyzeConfig
+        return analyze.CasesConfig if rel.endswith("_cases.yaml") else analyze.AnalyzeConfig
     if rel.startswith("generate/") or any("mode" in data for _, data in _read_yaml(CONFIGS_DIR / rel)):
         import generate
 

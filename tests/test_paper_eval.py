@@ -5,6 +5,7 @@ loaded, and their code paths on fixture files of each hub layout (tests/data/ben
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from pathlib import Path
 
@@ -61,6 +62,17 @@ def test_paper_sampling_settings_and_benchmark_sets():
         for b in one.benchmarks:
             assert by[b.name] == b, (single, b.name)
         assert all(cfg.groups[g] == m for g, m in one.groups.items())
+
+
+def test_omega_full_set_check_scores_the_same_subset_and_the_whole_split():
+    """Line 135's check: omega_full.yaml's subset is omega.yaml's explorative entry exactly, and its full-set
+    entry is the same split with no sub-sample, at the paper's sampling."""
+    cfg, sub = eval_cfg("omega_full.yaml"), eval_cfg("omega.yaml").benchmarks[0]
+    assert (cfg.n, cfg.temperature, cfg.max_tokens, max(cfg.k)) == (32, 0.6, 25000, 32)
+    part, full = cfg.benchmarks
+    assert part == sub
+    assert (full.sample, full.problems) == (0, 0) and full.name == sub.name + "_full"
+    assert dataclasses.replace(full, name=sub.name, sample=sub.sample, problems=sub.problems) == sub
 
 
 def test_every_paper_math_benchmark_loads_from_its_hub_layout():

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from utils.motifs import (BREAK, category_counts, chain_depth, count_nonoverlapping, exploit_runs,
-                          filter_corpus, kgram_counts, kgram_frequencies, parse_motif, with_breaks)
+                          filter_corpus, kgram_counts, kgram_frequencies, mean_exploit_run, parse_motif, with_breaks)
 from utils.segment import segment
 
 
@@ -93,6 +93,7 @@ def test_chain_depth_and_exploit_runs():
     assert exploit_runs(labels) == [3, 1, 2]
     assert chain_depth(labels) == 3
     assert chain_depth(["plan", "other"]) == 0 and exploit_runs([]) == []
+    assert mean_exploit_run(labels) == 2.0 and mean_exploit_run(["plan", "other"]) is None  # (3 + 1 + 2) / 3
 
 
 def test_categories_and_named_motifs():

@@ -67,6 +67,13 @@ def exploit_runs(labels: Sequence[str]) -> list[int]:
     return runs + [n] if n else runs
 
 
+def mean_exploit_run(labels: Sequence[str]) -> float | None:
+    """The mean length of one trace's exploit runs, None for a trace with none: "we also measure the mean
+    length of all exploit runs per trace" (puzzle_to_math line 79)."""
+    runs = exploit_runs(labels)
+    return sum(runs) / len(runs) if runs else None
+
+
 def chain_depth(labels: Sequence[str]) -> int:
     return max(exploit_runs(labels), default=0)
 

@@ -58,7 +58,7 @@ def degenerate(value: Any) -> str | None:
     if t is int or t is bool:  # True == 1, so a bool is always "0 or 1": predicates stay out of chains
         if value == 0 or value == 1:
             return "zero_one"
-        if abs(value) > MAX_INT:  # the paper says "above 500"; a large negative is as unreadable
+        if abs(value) > MAX_INT:  # races line 65: "exceed integer 500"; |value|: our choice, a large negative is as unreadable
             return "int_over_500"
     elif t is str or t is list:
         if not value:

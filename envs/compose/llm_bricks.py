@@ -95,8 +95,10 @@ class BricksGenConfig:
     probes: int = field(8, help="probe inputs per brick, drawn from the input type's sampler", ge=1)
     temperature: float = field(0.8, help="sampling temperature (diverse candidates); 0: greedy", ge=0)
     max_tokens: int = field(4096, help="response budget", ge=1)
-    max_steps: int = field(400, help="step limit of one call (paper, Appendix D)", ge=1)
-    timeout_s: float = field(2.0, help="sandbox seconds per candidate check (paper, Appendix D: 2 s per call)", gt=0)
+    max_steps: int = field(400, help="step limit of one call (races line 65's 400 atomic steps, which the summary "
+                                     "sets for composition paths; applied to a written brick: our choice)", ge=1)
+    timeout_s: float = field(2.0, help="sandbox seconds per candidate check (races line 65's 2-second timeout, set "
+                                       "there for composition paths; applied to a written brick: our choice)", gt=0)
 
     def validate(self):
         from envs.compose.bricks import BRICKS

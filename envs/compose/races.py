@@ -15,8 +15,10 @@ sampling="walk" draws each chain by a random walk instead (not the paper's; earl
 min_size=max_size=1 gives single bricks: the paper's RL_individual baseline (races line 43).
 
 Reward: exact (1/0) + partial_weight * partial, partial being the share of correct intermediate
-states or threads (see operators.py). The paper's reward is binary, so partial_weight is 0 by
-default; `correct` is exact only. Answers are JSON inside the last <answer></answer> block.
+states or threads (see operators.py). The RACES summary does not state its reward (races.txt names only
+"training rewards", line 47); our choice: partial_weight 0 by default, a 0/1 exact-match reward like the
+verifiable environments it builds on (line 29), so a composite counts only when every step is right, and
+`correct` is exact only. Answers are JSON inside the last <answer></answer> block.
 """
 from __future__ import annotations
 

@@ -31,8 +31,8 @@ ALGORITHMIC = frozenset(name for m in ALGORITHMS for name in m.BRICKS) | GYM_BRI
 # 300 individually). The paper does not say how its 50 were chosen; ours is a type-balanced choice,
 # 48 algorithms and two one-line transforms (digits, prefix_sums): every structured type is the
 # input of at least two of them and the output of at least one, so each of the 50 can sit inside
-# chains built from the 50 alone; 13 are gym envs, none is a predicate (the paper's four operators
-# use none). `all` starts with it, so pool=all pool_size=50 is this pool.
+# chains built from the 50 alone; 13 are gym envs, none is a predicate (our choice: none of the four
+# operators as races line 39 describes them takes one). `all` starts with it, so pool=all pool_size=50 is this pool.
 BASE50 = [
     "digits", "count_primes", "zeckendorf", "sum_of_two_squares",  # int
     "bwt", "prefix_function", "suffix_array", "letter_spans", "longest_palindromic_subsequence",  # str
