@@ -1,15 +1,20 @@
 """Memory per GPU of a train.py run, estimated before booking a cluster, and a probe that measures it.
 
-    python train.py --config configs/paper/gspo_novelty.yaml --plan gpus=8 gpu_mem_gb=80 [model=Qwen/Qwen2.5-7B]
+    python train.py --config configs/paper/gspo_novelty.yaml --plan [gpus=8 gpu_mem_gb=80] [model=Qwen/Qwen2.5-7B]
     python -m utils.memplan probe --vocab 151936 --tokens 32768 --hidden 3584 --layers 2 --device cuda
 
 The plan needs the model's shape, never its weights: config.json when `model` is a local
 directory, else a built-in table of the papers' models matched by name (PAPER_MODELS); nothing
-is downloaded. It prints each part (weights, gradients, Adam, FSDP's gathered layers, activations
-at the micro-batch, the log-prob chunk, the reference model, vLLM) and the largest micro-batch
-that fits. The activation and log-prob terms are counts of the tensors autograd keeps, checked
-against peaks measured on CPU (fp32) for small models (tests/test_memory.py: within 25%); the
-bf16/CUDA figures follow the same counts at 2 bytes and are what scripts/gpu_check.sh measures.
+is downloaded. The GPUs are the config's `hardware` section unless gpus= / gpu_mem_gb= say otherwise.
+It prints both phases of a colocated RL step: training (weights, gradients, Adam, FSDP's gathered
+layers, the log-prob chunk, the lm_head's weight-gradient buffer, the reference model, activations at
+the micro-batch, vLLM asleep or awake) and rolling out (what the trainer keeps resident beside vLLM's
+share), the largest micro-batch that fits, vLLM's weights per tensor-parallel shard and KV cache, and
+the rows at full length in flight per engine and waves per step. strategy=auto is the cheapest
+strategy whose plan fits (pick_strategy). The activation counts are exact against the tensors
+autograd saves (fp32, bf16, and bf16 autocast over fp32 weights: tests/test_memory.py) and within 25%
+of peaks measured on CPU; the CUDA figures are what scripts/gpu_check.sh measures. FSDP2's CPU
+offload is not offered by train.py and not planned.
 """
 from __future__ import annotations
 
