@@ -147,9 +147,10 @@ def test_plan_reads_a_local_config_and_prints_every_part(tmp_path, capsys):
     assert memplan.largest_micro_batch(on64) >= memplan.largest_micro_batch(on8)
 
 
-def test_every_paper_training_config_has_a_plan(capsys):
-    # the plan reads the model's shape without downloading it; a config whose model is an earlier
-    # stage's output (runs/...) is planned with the 7B model such stages start from
+def test_every_paper_training_config_has_a_plan_as_shipped(capsys):
+    # the plan reads the model's shape without downloading it and the GPUs from the config's hardware
+    # section; a config whose model is an earlier stage's output (runs/...) names the model that stage
+    # starts from (plan_model)
     import train
     from utils.config import ConfigError, load_or_raise
 
@@ -160,10 +161,10 @@ def test_every_paper_training_config_has_a_plan(capsys):
         except ConfigError as e:
             assert e.key == "mode", (path, str(e))  # a generate.py config
             continue
-        model = [] if memplan_known(cfg.model) else ["model=Qwen/Qwen2.5-7B-Instruct"]
-        assert not model or cfg.model.startswith("runs/"), (path, cfg.model)
-        train.main(["--config", str(path), "--plan", "gpus=8", "gpu_mem_gb=80", *model])
-        assert "largest micro-batch that fits" in capsys.readouterr().out, path
+        assert memplan_known(cfg.model) or (cfg.model.startswith("runs/") and memplan_known(cfg.plan_model)), path
+        train.main(["--config", str(path), "--plan"])
+        out = capsys.readouterr().out
+        assert "largest micro-batch that fits" in out and f"x {cfg.hardware.gpu_mem_gb:g} GB ({cfg.hardware.name})" in out, path
         planned += 1
     assert planned >= 30
 
