@@ -139,6 +139,14 @@ class RLSection:
 
 
 @dataclass
+class HardwareSection:
+    nodes: int = field(1, help="nodes of the cluster this config is planned for", ge=1)
+    gpus_per_node: int = field(8, help="GPUs per node", ge=1)
+    gpu_mem_gb: float = field(80.0, help="memory per GPU, GB", gt=0)
+    name: str = field("", help="the GPUs, and where the choice comes from (the paper's line, or ours)")
+
+
+@dataclass
 class TrainConfig:
     stage: str = field("rl", help="sft or rl", choices=STAGES)
     name: str = field("train", help="run name: everything goes to <out_dir>/<name>/")
@@ -193,6 +201,11 @@ class TrainConfig:
     peak_tflops: float = field(0.0, help="GPU peak bf16 TFLOPS for the MFU metric; 0: guess from the GPU name", ge=0)
     cpu_threads: int = field(0, help="torch threads on CPU; 0: torch's default. On a small or shared machine 1 is "
                                      "often several times faster (idle OpenMP threads spin)", ge=0)
+    hardware: HardwareSection = field(HardwareSection(), help="the cluster this config is for: `train.py --plan` "
+                                                              "checks that the run fits it (training reads the GPUs "
+                                                              "it runs on)")
+    plan_model: str = field("", help="--plan: the model whose shape is planned when `model` is an earlier stage's "
+                                     "output not written yet (the model that stage starts from)")
 
     def keep(self, step: int) -> bool:
         """Whether step's model is kept for analysis (and so checkpointed even off save_every)."""
@@ -537,7 +550,8 @@ def peak_flops(cfg: TrainConfig, ctx) -> float | None:
 
 # keys that change how a run is watched or saved, not what it computes: a resume may change them
 RUN_ONLY_KEYS = ("resume", "cpu_threads", "tensorboard", "wandb", "wandb_project", "log_every", "save_every",
-                 "keep_last", "keep_steps", "keep_every", "rl.log_samples", "peak_tflops", "lora.save_adapter")
+                 "keep_last", "keep_steps", "keep_every", "rl.log_samples", "peak_tflops", "lora.save_adapter",
+                 "hardware", "plan_model")
 
 
 def start(cfg: TrainConfig, ctx):
@@ -643,7 +657,7 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
     if ctx.main:
         print(f"sft: {len(examples)} examples ({n_trunc} truncated to sft.max_len={s.max_len}, {n_drop} dropped: "
               f"prompt too long), {total} steps of {s.batch_size}", flush=True)
-    strategy = dist.pick_strategy(cfg.strategy, model, ctx)
+    strategy = dist.pick_strategy(cfg.strategy, model, ctx, cfg)
     model = wrap(model, strategy, dist.device_mesh(strategy, ctx, cfg.hsdp_shard_size), cfg, ctx)
     opt, sched = make_optimizer(cfg, model, total)
     step = 0
@@ -870,7 +884,7 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
     model, tok = build_model(cfg, ctx, str(ckpt / "model") if ckpt and not cfg.lora.enabled else cfg.model,
                              state["lora"] if state and cfg.lora.enabled else None)
     policy = model  # the unwrapped module: what the hf engine samples from
-    strategy = dist.pick_strategy(cfg.strategy, model, ctx)
+    strategy = dist.pick_strategy(cfg.strategy, model, ctx, cfg)
     mesh = dist.device_mesh(strategy, ctx, cfg.hsdp_shard_size)
     model = wrap(model, strategy, mesh, cfg, ctx)
     opt, sched = make_optimizer(cfg, model, r.steps * r.minibatches)
@@ -1194,28 +1208,47 @@ class PlanConfig(TrainConfig):
 
 
 def plan(argv: list[str]) -> None:
-    """`--plan gpus=N gpu_mem_gb=G`: this config's memory per GPU, by part, and the largest
-    micro-batch that fits (utils/memplan.py). Nothing is loaded but config.json, if local."""
+    """`--plan [gpus=N] [gpu_mem_gb=G]`: this config's memory per GPU on its `hardware` (or N GPUs of
+    G GB), by part, in both phases of a step, the largest micro-batch that fits and the rollouts in
+    flight (utils/memplan.py). Nothing is loaded but config.json, if local."""
     from utils import memplan
 
     i = argv.index("--plan")
-    counts = {"gpus": 8, "gpu_mem_gb": 80.0}
-    rest = []
+    counts, rest = {}, []
     for a in argv[i + 1:]:
         key, _, value = a.partition("=")
-        if key not in counts:
+        if key not in ("gpus", "gpu_mem_gb"):
             rest.append(a)
             continue
         try:
-            counts[key] = type(counts[key])(value)
+            counts[key] = int(value) if key == "gpus" else float(value)
         except ValueError:
             sys.exit(print(f"train.py --plan: {a}: {key} must be a number", file=sys.stderr) or 2)
     cfg = load(PlanConfig, argv[:i] + rest, prog="train.py --plan")
+    s, source = plan_setup(cfg, **counts)
+    hw = cfg.hardware
+    print(memplan.report(s, source, hw.name if not counts else ""))
+
+
+def plan_setup(cfg: TrainConfig, gpus: int = 0, gpu_mem_gb: float = 0.0):
+    """(utils.memplan.Setup, where the shape came from) for cfg on its hardware, or on gpus x gpu_mem_gb:
+    the model's shape, else plan_model's (an earlier stage's output not written yet)."""
+    from utils import memplan
+
+    hw = cfg.hardware
     try:
         shape, source = memplan.shape_of(cfg.model)
     except ValueError as e:
-        stop(cfg, "model", str(e))
-    print(memplan.report(memplan.setup_from_config(cfg, counts["gpus"], counts["gpu_mem_gb"], shape), source))
+        if not cfg.plan_model:
+            stop(cfg, "model", str(e))
+        try:
+            shape, source = memplan.shape_of(cfg.plan_model)
+        except ValueError as e2:
+            stop(cfg, "plan_model", str(e2))
+        source = f"plan_model {cfg.plan_model}: {source}; {cfg.model} is written by an earlier stage"
+    gpus = gpus or hw.nodes * hw.gpus_per_node
+    return memplan.setup_from_config(cfg, gpus, gpu_mem_gb or hw.gpu_mem_gb, shape,
+                                     gpus_per_node=min(gpus, hw.gpus_per_node)), source
 
 
 def main(argv: list[str]) -> None:

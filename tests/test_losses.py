@@ -150,3 +150,33 @@ def test_chunked_logprobs_and_entropy_match_full_logits_in_value_and_gradient(ch
     with torch.no_grad():
         lp2, ent2 = token_logprobs_entropy(hidden, head.weight, tokens, temp, chunk, bias=head.bias)
     assert torch.allclose(lp2, got[0]) and torch.allclose(ent2, got[1])
+
+
+@pytest.mark.parametrize("weights", ["float32", "bfloat16"])
+def test_chunked_logprobs_under_bf16_autocast_match_one_chunk_and_full_fp32_logits(weights):
+    # train.py dtype=mixed (bf16 autocast over fp32 weights) and dtype=bfloat16: the chunks' weight
+    # gradients add into one buffer in the weight's dtype; the result must be what one chunk (and, to
+    # bf16 precision, the float32 full-vocabulary computation) gives, with float32 log-probs and entropy
+    torch.manual_seed(0)
+    B, T, H, V = 2, 24, 16, 50
+    head = torch.nn.Linear(H, V, bias=True).to(getattr(torch, weights))
+    hidden = torch.randn(B, T, H, dtype=head.weight.dtype, requires_grad=True)
+    tokens = torch.randint(0, V, (B, T))
+    wl, we = torch.randn(B, T), torch.randn(B, T)
+    params = [hidden, head.weight, head.bias]
+
+    def run(chunk):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            logp, ent = token_logprobs_entropy(hidden, head.weight, tokens, 0.8, chunk_tokens=chunk, bias=head.bias)
+        assert logp.dtype == ent.dtype == torch.float32
+        return [logp, ent, *torch.autograd.grad((logp * wl + ent * we).sum(), params)]
+
+    chunked, one = run(6), run(10_000)
+    full = torch.log_softmax(torch.nn.functional.linear(hidden.float(), head.weight.float(), head.bias.float()) / 0.8, -1)
+    want_logp = full.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
+    want_ent = -(full.exp() * full).sum(-1)
+    want = [want_logp, want_ent, *torch.autograd.grad((want_logp * wl + want_ent * we).sum(), params)]
+    for c, o, w, what in zip(chunked, one, want, ("logp", "entropy", "d hidden", "d weight", "d bias")):
+        assert c.dtype == o.dtype and c.shape == w.shape, what
+        assert torch.allclose(c.float(), o.float(), atol=2e-2, rtol=2e-2), what
+        assert torch.allclose(c.float(), w.float(), atol=5e-2, rtol=5e-2), what

@@ -133,18 +133,27 @@ def close() -> None:
         dist.destroy_process_group()
 
 
-def pick_strategy(strategy: str, model: torch.nn.Module, ctx: Ctx) -> str:
-    """auto: nothing on one process; FSDP2 on GPUs when weights + grads + Adam states (16 bytes per
-    trainable parameter, 2 per frozen one) would not fit in 70% of one GPU; DDP otherwise."""
+def pick_strategy(strategy: str, model: torch.nn.Module, ctx: Ctx, cfg=None) -> str:
+    """auto: nothing on one process; DDP on CPU; on GPUs the cheapest strategy whose memory plan
+    (utils/memplan.py, from cfg: the TrainConfig) fits this GPU in both phases of a step, with the
+    model's parameters at their element sizes (fp32 unless loaded in bf16, frozen ones too)."""
     if strategy != "auto":
         return strategy
     if ctx.world == 1:
         return "none"
-    if ctx.device.type == "cuda":
-        need = sum(p.numel() * (16 if p.requires_grad else 2) for p in model.parameters())
-        if need > 0.7 * torch.cuda.get_device_properties(ctx.device).total_memory:
-            return "fsdp"
-    return "ddp"
+    if ctx.device.type != "cuda" or cfg is None:
+        return "ddp"
+    from utils import memplan
+
+    gpu_gb = torch.cuda.get_device_properties(ctx.device).total_memory / memplan.GB
+    return memplan.pick_strategy(cfg, ctx.world, gpu_gb, memplan.shape_from_config(unwrap_hf(model).config.to_dict()),
+                                 int(os.environ.get("LOCAL_WORLD_SIZE", ctx.world)), param_bytes=param_bytes(model),
+                                 trainable=sum(p.numel() for p in model.parameters() if p.requires_grad))
+
+
+def param_bytes(model: torch.nn.Module) -> int:
+    """The parameters' bytes, each tensor at its own element size."""
+    return sum(p.numel() * p.element_size() for p in model.parameters())
 
 
 def device_mesh(strategy: str, ctx: Ctx, shard_size: int = 0):
