@@ -790,7 +790,8 @@ def train_sft(cfg: TrainConfig, ctx, signals: "StopSignals") -> None:
     run_dir, state, ckpt = run.dir, run.state, run.ckpt
     path = str(ckpt / "model") if ckpt and not cfg.lora.enabled else cfg.model
     tok = load_tokenizer(cfg, path)
-    examples, n_trunc, n_drop = load_sft_examples(cfg, tok)  # the data is checked before the weights load
+    examples, n_trunc, n_drop = load_sft_examples(cfg, tok)  # every row is checked before the weights load
+    model, tok = build_model(cfg, ctx, path, state["lora"] if state and cfg.lora.enabled else None, tok=tok)
     s = cfg.sft
     per_epoch = len(examples) // s.batch_size
     if not examples:  # an empty shard, or rows without response(s): not a batch-size problem
@@ -800,7 +801,6 @@ def train_sft(cfg: TrainConfig, ctx, signals: "StopSignals") -> None:
         stop(cfg, "sft.batch_size", f"{len(examples)} examples make no batch of {s.batch_size}")
     if s.batch_size % ctx.world:
         stop(cfg, "sft.batch_size", f"{s.batch_size} does not split over {ctx.world} ranks")
-    model, tok = build_model(cfg, ctx, path, state["lora"] if state and cfg.lora.enabled else None, tok=tok)
     total = min(s.max_steps, per_epoch * s.epochs) if s.max_steps else per_epoch * s.epochs
     provenance(cfg, ctx, run)
     if ctx.main:

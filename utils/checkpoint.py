@@ -220,7 +220,8 @@ def _write(tmp: Path, model, dtype, weights: dict, tokenizer, lora: dict, files:
     tokenizer.save_pretrained(tmp / "model")
     if lora:  # the adapter alone, in peft's format
         dist.unwrap(model).save_pretrained(tmp / "adapter", state_dict=lora)
-    torch.save(trainer_state, tmp / STATE)
+    with open(tmp / STATE, "wb") as f:  # a file object: a full disk is an OSError (a path gives a bare RuntimeError)
+        torch.save(trainer_state, f)
     for name, text in files.items():
         (tmp / name).write_text(text, encoding="utf-8")
     follow_umask(tmp)  # safetensors writes 0600: colleagues and a vLLM server under another user read these
