@@ -1513,7 +1513,7 @@ def main(argv: list[str]) -> None:
             dist.hsdp_shape(ctx, cfg.hsdp_shard_size)
         except ValueError as e:
             stop(cfg, "hsdp_shard_size", str(e))
-    from utils.records import DataError, io_cause
+    from utils.records import DataError, io_cause, io_fault
 
     signals = StopSignals()
     lock = None
@@ -1532,12 +1532,12 @@ def main(argv: list[str]) -> None:
             print(f"train.py: {e}", file=sys.stderr, flush=True)
         sys.exit(128 + e.signum)
     except Exception as e:  # a full disk, a read-only or vanished run directory: one line, the run resumable
-        cause = io_cause(e)
-        if cause is None:
+        fault = io_fault(e)
+        if fault is None:
             raise
-        where = getattr(e, "filename", None) or Path(cfg.out_dir) / cfg.name
-        sys.exit(f"train.py: {where}: {cause} (rank {ctx.rank}); no partial checkpoint is ever resumed from: "
-                 f"free the space (or fix the directory) and run the same command to resume")
+        where = fault.filename or Path(cfg.out_dir) / cfg.name
+        sys.exit(f"train.py: {where}: {io_cause(fault)} (rank {ctx.rank}); no partial checkpoint is ever resumed "
+                 f"from: free the space (or fix the directory) and run the same command to resume")
     finally:
         if lock is not None:
             lock.release()

@@ -294,8 +294,10 @@ def test_a_full_disk_while_checkpointing_is_one_line_and_the_run_resumes(setup, 
     save = torch.save
 
     def full(obj, f, *a, **k):  # the step-4 trainer state hits a full disk half-way
-        if "tmp_step_00000004" in getattr(f, "name", ""):
-            f.write(b"half a trainer state")
+        name = str(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", "")
+        if "tmp_step_00000004" in name:
+            with open(name, "wb") as out:
+                out.write(b"half a trainer state")
             raise OSError(errno.ENOSPC, "No space left on device")
         return save(obj, f, *a, **k)
 

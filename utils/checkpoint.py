@@ -18,7 +18,6 @@ previous one is taken, with one line saying so.
 """
 from __future__ import annotations
 
-import errno
 import os
 import random
 import shutil
@@ -30,7 +29,7 @@ import torch
 from torch.distributed.checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict, set_optimizer_state_dict
 
 from utils import dist
-from utils.records import IO_FAULTS, follow_umask, io_cause, sha256_file
+from utils.records import follow_umask, io_cause, io_fault, sha256_file
 
 PEFT_PREFIX = "base_model.model."
 MANIFEST = "SHA256SUMS"
@@ -198,11 +197,11 @@ def save(run_dir: str | os.PathLike, step: int, model, optimizer, scheduler, tok
                     "lora": lora, "ranks": rank_states, "world": ctx.world})
         except Exception as e:
             shutil.rmtree(tmp, ignore_errors=True)  # a partial checkpoint would only fill the disk further
-            cause = io_cause(e)
-            if cause is None or (isinstance(e, OSError) and e.errno in IO_FAULTS and e.filename):
+            fault = io_fault(e)
+            if fault is None:
                 raise
             # torch.save and safetensors raise RuntimeError without a path: name the checkpoint
-            raise OSError(e.errno if isinstance(e, OSError) else errno.ENOSPC, cause, str(final)) from e
+            raise OSError(fault.errno, io_cause(fault), str(final)) from e
         if final.exists():
             shutil.rmtree(final)
         os.replace(tmp, final)

@@ -286,18 +286,29 @@ _CAUSES = {errno.ENOSPC: "no space left on device", errno.EDQUOT: "disk quota ex
            errno.EROFS: "read-only file system", errno.EACCES: "permission denied", errno.EPERM: "permission denied",
            errno.ENOTDIR: "a part of the path is a file, not a directory",
            errno.EEXIST: "exists and is not a directory", errno.EIO: "input/output error"}
-IO_FAULTS = frozenset(_CAUSES)  # the errnos of a storage problem (not a bug): one line, never a traceback
+
+
+def io_fault(e: BaseException) -> OSError | None:
+    """The storage fault behind an exception (an OSError of a full disk, a read-only or misplaced
+    directory: _CAUSES), or None when it is not one (a bug: its traceback stays). Writers in C++ or
+    Rust hide it: torch.save to a file object turns the OSError of a full disk into a RuntimeError
+    raised while handling it (found in the chain), safetensors into a message naming os error 28
+    (matched)."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, OSError) and e.errno in _CAUSES:
+            return e
+        if any(x in str(e) for x in ("No space left on device", "os error 28", "StorageFull")):
+            return OSError(errno.ENOSPC, _CAUSES[errno.ENOSPC])
+        e = e.__cause__ or e.__context__
+    return None
 
 
 def io_cause(e: BaseException) -> str | None:
-    """The storage fault behind an exception, in words, or None when it is not one. Writers in C or
-    Rust (torch.save, safetensors) raise RuntimeError whose text carries the OS error: matched here."""
-    if isinstance(e, OSError) and e.errno in _CAUSES:
-        return _CAUSES[e.errno]
-    text = str(e)
-    if "No space left on device" in text or "os error 28" in text or "StorageFull" in text:
-        return _CAUSES[errno.ENOSPC]
-    return None
+    """io_fault's cause in words ("no space left on device", "read-only file system", ...), or None."""
+    fault = io_fault(e)
+    return None if fault is None else _CAUSES[fault.errno]
 
 
 def record_group(rec: dict) -> str:
