@@ -722,6 +722,66 @@ def save_bad_batch(run_dir: Path, step: int, ctx, payload: dict, what: str) -> N
     raise NonFinite(f"train.py: {what} at step {step}; the batch is saved in {path.parent}/ for inspection")
 
 
+def finish(cfg: TrainConfig, ctx, run_dir: Path, ckpt: Path | None, signum: int, step: int,
+           total: int) -> Stopped | None:
+    """After the loop: final/ from the last checkpoint; stopped by a signal, no final/ (the run is
+    not done) and the Stopped to raise once the caller has closed what it holds."""
+    from utils import checkpoint, dist
+
+    if ctx.main and ckpt is not None and not signum:
+        checkpoint.prune(run_dir, cfg.keep_last)
+        checkpoint.link_final(ckpt, run_dir / "final")
+    dist.barrier()
+    if signum:
+        where = f"checkpoint {ckpt} holds step {step}" if ckpt is not None else "no step was done, nothing to save"
+        return Stopped(signum, f"stopped by {signal.Signals(signum).name} at step {step}/{total}: {where}; "
+                              f"the same command resumes")
+
+
+class Stopped(Exception):
+    """A run stopped by SIGTERM/SIGINT after checkpointing: exit 128 + signum with this one line."""
+
+    def __init__(self, signum: int, msg: str):
+        super().__init__(msg)
+        self.signum = signum
+
+
+class StopSignals:
+    """SIGTERM (what SLURM and torchrun send before a kill) and SIGINT (Ctrl-C) ask the run to stop:
+    the step in flight finishes, a checkpoint is written and train.py exits 128 + signum. The
+    handler only sets a flag; agreed() reduces it over the ranks once per step, so every rank
+    stops after the same step even when only one got the signal. A repeat within 2 s is the same
+    request (Ctrl-C reaches torchrun and its workers, which torchrun forwards it to again); a repeat
+    later means now: one line, exit at once, the last checkpoint resumes (our choice)."""
+
+    def __init__(self):
+        self.signum, self.at, self.old = 0, 0.0, {}
+        import threading
+
+        if threading.current_thread() is threading.main_thread():  # only the main thread may set handlers
+            self.old = {s: signal.signal(s, self._handle) for s in (signal.SIGTERM, signal.SIGINT)}
+
+    def _handle(self, signum, frame) -> None:
+        if not self.signum:
+            self.signum, self.at = signum, time.monotonic()
+        elif time.monotonic() - self.at > 2:
+            print(f"train.py: {signal.Signals(signum).name} again: stopping now, without a checkpoint (the last "
+                  f"one resumes)", file=sys.stderr, flush=True)
+            os._exit(128 + signum)
+
+    def agreed(self) -> int:
+        """The signal any rank got (0: none). A collective: every rank calls it at each step boundary."""
+        import torch
+
+        from utils import dist
+
+        return int(dist.all_reduce(torch.tensor([self.signum]), "max")[0])
+
+    def restore(self) -> None:
+        for s, handler in self.old.items():
+            signal.signal(s, handler)
+
+
 # =============================================================================== SFT
 
 
@@ -778,7 +838,7 @@ def load_sft_examples(cfg: TrainConfig, tok):
     return out, truncated, dropped
 
 
-def train_sft(cfg: TrainConfig, ctx, signals: "StopSignals") -> None:
+def train_sft(cfg: TrainConfig, ctx, signals: StopSignals) -> None:
     import random
 
     import torch
@@ -865,66 +925,6 @@ def train_sft(cfg: TrainConfig, ctx, signals: "StopSignals") -> None:
     stopped = finish(cfg, ctx, run_dir, ckpt, signum, step, total)
     if stopped:
         raise stopped
-
-
-def finish(cfg: TrainConfig, ctx, run_dir: Path, ckpt: Path | None, signum: int, step: int,
-           total: int) -> Stopped | None:
-    """After the loop: final/ from the last checkpoint; stopped by a signal, no final/ (the run is
-    not done) and the Stopped to raise once the caller has closed what it holds."""
-    from utils import checkpoint, dist
-
-    if ctx.main and ckpt is not None and not signum:
-        checkpoint.prune(run_dir, cfg.keep_last)
-        checkpoint.link_final(ckpt, run_dir / "final")
-    dist.barrier()
-    if signum:
-        where = f"checkpoint {ckpt} holds step {step}" if ckpt is not None else "no step was done, nothing to save"
-        return Stopped(signum, f"stopped by {signal.Signals(signum).name} at step {step}/{total}: {where}; "
-                              f"the same command resumes")
-
-
-class Stopped(Exception):
-    """A run stopped by SIGTERM/SIGINT after checkpointing: exit 128 + signum with this one line."""
-
-    def __init__(self, signum: int, msg: str):
-        super().__init__(msg)
-        self.signum = signum
-
-
-class StopSignals:
-    """SIGTERM (what SLURM and torchrun send before a kill) and SIGINT (Ctrl-C) ask the run to stop:
-    the step in flight finishes, a checkpoint is written and train.py exits 128 + signum. The
-    handler only sets a flag; agreed() reduces it over the ranks once per step, so every rank
-    stops after the same step even when only one got the signal. A repeat within 2 s is the same
-    request (Ctrl-C reaches torchrun and its workers, which torchrun forwards it to again); a repeat
-    later means now: one line, exit at once, the last checkpoint resumes (our choice)."""
-
-    def __init__(self):
-        self.signum, self.at, self.old = 0, 0.0, {}
-        import threading
-
-        if threading.current_thread() is threading.main_thread():  # only the main thread may set handlers
-            self.old = {s: signal.signal(s, self._handle) for s in (signal.SIGTERM, signal.SIGINT)}
-
-    def _handle(self, signum, frame) -> None:
-        if not self.signum:
-            self.signum, self.at = signum, time.monotonic()
-        elif time.monotonic() - self.at > 2:
-            print(f"train.py: {signal.Signals(signum).name} again: stopping now, without a checkpoint (the last "
-                  f"one resumes)", file=sys.stderr, flush=True)
-            os._exit(128 + signum)
-
-    def agreed(self) -> int:
-        """The signal any rank got (0: none). A collective: every rank calls it at each step boundary."""
-        import torch
-
-        from utils import dist
-
-        return int(dist.all_reduce(torch.tensor([self.signum]), "max")[0])
-
-    def restore(self) -> None:
-        for s, handler in self.old.items():
-            signal.signal(s, handler)
 
 
 # =============================================================================== RL
@@ -1575,4 +1575,7 @@ def take_lock(cfg: TrainConfig, ctx):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    try:
+        main(sys.argv[1:])
+    except KeyboardInterrupt:  # Ctrl-C before main() set its handlers (while importing): nothing to save yet
+        sys.exit(print("train.py: interrupted before training started", file=sys.stderr) or 130)
