@@ -8,6 +8,8 @@
         trainer_state.pt    step, optimizer, scheduler, sampler/controller state, every rank's RNG,
                             LoRA weights (when used), anything else the trainer adds
         config.yaml         the resolved config that wrote it (resume compares against it)
+        data_fingerprint.json  size and sha256 of each data file it trained on (likewise); these two
+                            come from train.py through save(files=...)
         SHA256SUMS          sha256 of every file above (`sha256sum -c SHA256SUMS` checks it by hand)
 
 A checkpoint is written to a hidden temp directory and renamed into place, so a crash mid-write
