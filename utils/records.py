@@ -262,7 +262,9 @@ def prompt_problem(row: Any) -> str | None:
     if not isinstance(row, dict):
         return f"expected a JSON object, got {type(row).__name__}"
     if not isinstance(row.get("prompt"), str):
-        return "no string `prompt`" if "prompt" not in row else f"`prompt` is a {type(row['prompt']).__name__}, not a string"
+        if "prompt" not in row:
+            return "no string `prompt`"
+        return f"`prompt` is a {type(row['prompt']).__name__}, not a string"
     return None
 
 
