@@ -15,12 +15,18 @@ stage=rl: each step reads top to bottom: sample prompts -> rollouts -> rewards (
 Everything goes to runs/<name>/: config.yaml, run_info.json, metrics.jsonl, samples.jsonl,
 checkpoints/step_*/ (HF model dir + trainer_state.pt) and final/ (the last model).
 Re-running the same command continues from the newest intact checkpoint exactly; a changed
-config is refused (naming the keys) unless resume=true.
+config or changed data is refused (naming the keys or the file) unless resume=true, which records
+the change as a new segment in config_segments.yaml (config.yaml keeps the settings the run
+started with). One train.py per run directory (its .lock); SIGTERM or SIGINT finishes the step,
+writes a checkpoint and exits 128 + the signal number. docs/reliability.md lists the guarantees.
 """
 from __future__ import annotations
 
+import json
 import math
+import os
 import re
+import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -308,16 +314,25 @@ def encode_prompt(tokenizer, text: str, system: str) -> list[int]:
     return list(ids["input_ids"] if hasattr(ids, "keys") else ids)
 
 
-def build_model(cfg: TrainConfig, ctx, path: str, lora_state: dict | None = None):
-    """The trainable policy: HF weights from `path`, LoRA on top if enabled (with saved LoRA weights
-    when resuming). Returns (unwrapped model, tokenizer)."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+def load_tokenizer(cfg: TrainConfig, path: str):
+    """The policy's tokenizer with this run's chat template (saved with every checkpoint): alone,
+    so the data can be checked against it before the weights load."""
+    from transformers import AutoTokenizer
 
     from utils.engine import template_overrides
 
     tok = AutoTokenizer.from_pretrained(path)
-    template_overrides(tok, cfg.chat_template, cfg.enable_thinking)  # saved with every checkpoint
+    template_overrides(tok, cfg.chat_template, cfg.enable_thinking)
+    return tok
+
+
+def build_model(cfg: TrainConfig, ctx, path: str, lora_state: dict | None = None, tok=None):
+    """The trainable policy: HF weights from `path`, LoRA on top if enabled (with saved LoRA weights
+    when resuming). Returns (unwrapped model, tokenizer)."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    tok = load_tokenizer(cfg, path) if tok is None else tok
     dtype = torch.bfloat16 if cfg.dtype == "bfloat16" else torch.float32
     model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
     if cfg.gradient_checkpointing:
@@ -554,14 +569,64 @@ RUN_ONLY_KEYS = ("resume", "cpu_threads", "tensorboard", "wandb", "wandb_project
                  "hardware", "plan_model")
 
 
-def start(cfg: TrainConfig, ctx):
-    """Run directory and resume point. The same command resumes: rank 0 picks the newest
-    checkpoint whose checksums hold (a corrupt one is set aside with one line) and every rank
-    takes that one. A checkpoint written under another config is refused, naming the keys that
-    differ, unless resume=true; a run is never overwritten by accident. Nothing is written here:
-    provenance() writes config.yaml and run_info.json once the model and data have passed."""
+@dataclass
+class RunStart:
+    """Where a run starts: its directory, the checkpoint it resumes (None: from scratch) and that
+    checkpoint's trainer state, its data's fingerprint, and the settings or data that changed
+    since that checkpoint (resume=true)."""
+    dir: Path
+    ckpt: Optional[Path]
+    state: Optional[dict]
+    data: dict
+    changes: List[str]
+
+    @property
+    def step(self) -> int:
+        return self.state["step"] if self.state is not None else 0
+
+    def files(self, cfg: TrainConfig) -> dict:
+        """What each checkpoint holds beside the weights: the config and the data fingerprint that
+        wrote it (a resume compares against both)."""
+        from utils.config import to_yaml
+
+        return {"config.yaml": to_yaml(cfg), DATA_PRINT: json.dumps(self.data, indent=1, sort_keys=True) + "\n"}
+
+
+DATA_PRINT = "data_fingerprint.json"  # in each checkpoint: {file: {size, sha256}} of the data it trained on
+SEGMENTS = "config_segments.yaml"  # in the run directory: the settings changed by resume=true, from which step
+
+
+def data_files(cfg: TrainConfig) -> list[Path]:
+    """The record files this run reads (SFT data, RL static sources)."""
+    from utils.records import resolve_split
+
+    refs = [(p, cfg.sft.split) for p in cfg.sft.data] if cfg.stage == "sft" else \
+        [(s.data, s.split) for s in cfg.data.sources if s.data]
+    return [f for p, split in refs for f in resolve_split(p, split)]
+
+
+def data_changes(old: dict, new: dict) -> list[str]:
+    """"data <file>: ..." for every data file added, removed or changed since the fingerprint `old`."""
+    out = []
+    for f in sorted(set(old) | set(new)):
+        a, b = old.get(f), new.get(f)
+        if a != b:
+            what = ("added" if a is None else "removed" if b is None else
+                    f"size {a['size']} -> {b['size']}, sha256 {a['sha256'][:12]} -> {b['sha256'][:12]}")
+            out.append(f"data {f}: {what}")
+    return out
+
+
+def start(cfg: TrainConfig, ctx) -> RunStart:
+    """Run directory and resume point (the caller holds the run's lock). The same command resumes:
+    rank 0 picks the newest checkpoint whose checksums hold (a corrupt one is set aside with one
+    line) and every rank takes that one. A checkpoint written under another config or on other
+    data (a file's size or sha256) is refused, naming the first key or file that differs, unless
+    resume=true; a run is never overwritten by accident. Nothing is written here: provenance()
+    writes config.yaml and run_info.json once the model and data have passed."""
     from utils import checkpoint, dist
     from utils.config import config_changes
+    from utils.records import fingerprint_files
 
     run_dir = Path(cfg.out_dir) / cfg.name
 
@@ -569,26 +634,61 @@ def start(cfg: TrainConfig, ctx):
         print(f"train.py: {msg}", file=sys.stderr, flush=True)
 
     ckpt = dist.broadcast_object(checkpoint.latest_intact(run_dir, warn) if ctx.main else None)
+    data = dist.broadcast_object(fingerprint_files(data_files(cfg)) if ctx.main else None)
+    changed = []
     if ckpt is not None:
         written = ckpt / "config.yaml" if (ckpt / "config.yaml").is_file() else run_dir / "config.yaml"
         changed = config_changes(written, cfg, ignore=RUN_ONLY_KEYS)
+        if (ckpt / DATA_PRINT).is_file():  # checkpoints of older versions have none: nothing to compare
+            changed += data_changes(json.loads((ckpt / DATA_PRINT).read_text()), data)
         if changed and not cfg.resume:
-            stop(cfg, changed[0].split(":")[0], f"{run_dir} has checkpoints of another config ({'; '.join(changed)}): "
-                                                f"pass resume=true to continue with this one, or choose another name=")
+            first = changed[0]
+            key = ("sft.data" if cfg.stage == "sft" else "data.sources") if first.startswith("data ") \
+                else first.split(":")[0]
+            what = "other data" if first.startswith("data ") else "another config"
+            stop(cfg, key, f"{run_dir} has checkpoints of {what} ({'; '.join(changed)}): pass resume=true to "
+                           f"continue with this one (recorded in {SEGMENTS}), or choose another name=")
         if ctx.main:
             print(f"train.py: resuming {run_dir} from {ckpt.name}" + (f" with {'; '.join(changed)}" if changed else ""),
                   flush=True)
-    return run_dir, (checkpoint.load_state(ckpt, ctx.main) if ckpt is not None else None), ckpt
+    state = checkpoint.load_state(ckpt, ctx.main) if ckpt is not None else None
+    return RunStart(run_dir, ckpt, state, data, changed)
 
 
-def provenance(cfg: TrainConfig, ctx, run_dir: Path) -> None:
+def provenance(cfg: TrainConfig, ctx, run: RunStart) -> None:
     """config.yaml and run_info.json, the first files of a run: written only after every run-time
     check of the config (optim.trainable against the model, the data's contents, batch sizes)
-    has passed, so a refused run leaves nothing behind."""
-    from utils.config import save_run_info
+    has passed, so a refused run leaves nothing behind. A resumed run keeps config.yaml (the
+    settings its first steps ran with: history is not rewritten); a setting or data file that
+    resume=true changed is recorded in config_segments.yaml as a segment from the next step on.
+    Segments from steps this resume redoes are dropped, as the metrics of those steps are."""
+    import shutil
 
-    if ctx.main:
-        save_run_info(cfg, run_dir, seed=cfg.seed)
+    import yaml
+
+    from utils.config import save_run_info
+    from utils.records import atomic_write_text
+
+    if not ctx.main:
+        return
+    seg_file = run.dir / SEGMENTS
+    if run.ckpt is None or not (run.dir / "config.yaml").is_file():
+        save_run_info(cfg, run.dir, seed=cfg.seed)
+        seg_file.unlink(missing_ok=True)  # of an earlier run whose checkpoints are gone
+        return
+    # save_run_info writes config.yaml too: let it write into a scratch folder, keep run_info.json
+    scratch = run.dir / ".provenance"
+    save_run_info(cfg, scratch, seed=cfg.seed)
+    os.replace(scratch / "run_info.json", run.dir / "run_info.json")
+    shutil.rmtree(scratch)
+    old = yaml.safe_load(seg_file.read_text()) if seg_file.is_file() else []
+    segments = [g for g in old or [] if g["from_step"] <= run.step]
+    if run.changes:
+        segments.append({"from_step": run.step + 1, "changes": list(run.changes)})
+    if segments:
+        atomic_write_text(seg_file, yaml.safe_dump(segments, sort_keys=False, width=1000))
+    else:
+        seg_file.unlink(missing_ok=True)
 
 
 def save_bad_batch(run_dir: Path, step: int, ctx, payload: dict, what: str) -> None:
@@ -600,38 +700,123 @@ def save_bad_batch(run_dir: Path, step: int, ctx, payload: dict, what: str) -> N
     raise NonFinite(f"train.py: {what} at step {step}; the batch is saved in {path.parent}/ for inspection")
 
 
+def finish(cfg: TrainConfig, ctx, run_dir: Path, ckpt: Path | None, signum: int, step: int,
+           total: int) -> Stopped | None:
+    """After the loop: final/ from the last checkpoint; stopped by a signal, no final/ (the run is
+    not done) and the Stopped to raise once the caller has closed what it holds."""
+    from utils import checkpoint, dist
+
+    if ctx.main and ckpt is not None and not signum:
+        checkpoint.prune(run_dir, cfg.keep_last)
+        checkpoint.link_final(ckpt, run_dir / "final")
+    dist.barrier()
+    if signum:
+        where = f"checkpoint {ckpt} holds step {step}" if ckpt is not None else "no step was done, nothing to save"
+        return Stopped(signum, f"stopped by {signal.Signals(signum).name} at step {step}/{total}: {where}; "
+                              f"the same command resumes")
+
+
+class Stopped(Exception):
+    """A run stopped by SIGTERM/SIGINT after checkpointing: exit 128 + signum with this one line."""
+
+    def __init__(self, signum: int, msg: str):
+        super().__init__(msg)
+        self.signum = signum
+
+
+class StopSignals:
+    """SIGTERM (what SLURM and torchrun send before a kill) and SIGINT (Ctrl-C) ask the run to stop:
+    the step in flight finishes, a checkpoint is written and train.py exits 128 + signum. The
+    handler only sets a flag; agreed() reduces it over the ranks once per step, so every rank
+    stops after the same step even when only one got the signal. A repeat within 2 s is the same
+    request (Ctrl-C reaches torchrun and its workers, which torchrun forwards it to again); a repeat
+    later means now: one line, exit at once, the last checkpoint resumes (our choice)."""
+
+    def __init__(self):
+        self.signum, self.at, self.old = 0, 0.0, {}
+        import threading
+
+        if threading.current_thread() is threading.main_thread():  # only the main thread may set handlers
+            self.old = {s: signal.signal(s, self._handle) for s in (signal.SIGTERM, signal.SIGINT)}
+
+    def _handle(self, signum, frame) -> None:
+        if not self.signum:
+            self.signum, self.at = signum, time.monotonic()
+        elif time.monotonic() - self.at > 2:
+            print(f"train.py: {signal.Signals(signum).name} again: stopping now, without a checkpoint (the last "
+                  f"one resumes)", file=sys.stderr, flush=True)
+            os._exit(128 + signum)
+
+    def agreed(self) -> int:
+        """The signal any rank got (0: none). A collective: every rank calls it at each step boundary."""
+        import torch
+
+        from utils import dist
+
+        return int(dist.all_reduce(torch.tensor([self.signum]), "max")[0])
+
+    def restore(self) -> None:
+        for s, handler in self.old.items():
+            signal.signal(s, handler)
+
+
 # =============================================================================== SFT
 
 
+def sft_responses(row, use_answer: bool) -> list[str]:
+    """A row's training targets: its `response`, its `responses` (sft_traces), or with use_answer
+    its gold `answer`; [] for a row with none (skipped). A malformed row raises ValueError saying
+    what is wrong, which the caller prefixes with the file and line."""
+    from utils.records import prompt_problem
+
+    bad = prompt_problem(row)
+    if bad:
+        raise ValueError(bad)
+    if "response" in row:
+        responses = [row["response"]]
+    elif "responses" in row:
+        if not isinstance(row["responses"], list):
+            raise ValueError(f"`responses` is a {type(row['responses']).__name__}, not a list of strings")
+        responses = row["responses"]
+    elif use_answer and row.get("answer"):
+        responses = [row["answer"]]
+    else:
+        return []
+    if not all(isinstance(r, str) for r in responses):
+        raise ValueError("a response is not a string")
+    return responses
+
+
 def load_sft_examples(cfg: TrainConfig, tok):
-    """(prompt ids, response ids + eos) pairs, and how many were truncated / dropped."""
-    from utils.records import load_split
+    """(prompt ids, response ids + eos) pairs, and how many were truncated / dropped. Every row is
+    checked as it is read: a malformed one (not an object, no string prompt, a response that is
+    not a string) is a DataError naming the file and line, before anything is written."""
+    from utils.records import DataError, read_jsonl_numbered, resolve_split
 
     eos = tok.eos_token_id
     out, truncated, dropped = [], 0, 0
-    for row in (r for p in cfg.sft.data for r in load_split(p, cfg.sft.split)):
-        if "response" in row:
-            responses = [row["response"]]
-        elif "responses" in row:
-            responses = list(row["responses"])
-        elif cfg.sft.use_answer and row.get("answer"):
-            responses = [row["answer"]]
-        else:
-            continue
-        prompt = encode_prompt(tok, row["prompt"], cfg.system_prompt)
-        if len(prompt) >= cfg.sft.max_len:
-            dropped += len(responses)
-            continue
-        for text in responses:
-            # the response is tokenized alone + eos: exactly the tokens a rollout generates
-            resp = tok(text, add_special_tokens=False)["input_ids"] + [eos]
-            room = cfg.sft.max_len - len(prompt)
-            truncated += len(resp) > room
-            out.append((prompt, resp[:room], len(resp) > room))
+    for f in (f for p in cfg.sft.data for f in resolve_split(p, cfg.sft.split)):
+        for n, row in read_jsonl_numbered(f):
+            try:
+                responses = sft_responses(row, cfg.sft.use_answer)
+            except ValueError as e:
+                raise DataError(f"{f}:{n}: {e}") from None
+            if not responses:
+                continue
+            prompt = encode_prompt(tok, row["prompt"], cfg.system_prompt)
+            if len(prompt) >= cfg.sft.max_len:
+                dropped += len(responses)
+                continue
+            for text in responses:
+                # the response is tokenized alone + eos: exactly the tokens a rollout generates
+                resp = tok(text, add_special_tokens=False)["input_ids"] + [eos]
+                room = cfg.sft.max_len - len(prompt)
+                truncated += len(resp) > room
+                out.append((prompt, resp[:room], len(resp) > room))
     return out, truncated, dropped
 
 
-def train_sft(cfg: TrainConfig, ctx) -> None:
+def train_sft(cfg: TrainConfig, ctx, signals: StopSignals) -> None:
     import random
 
     import torch
@@ -639,10 +824,12 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
     from utils import checkpoint, dist
     from utils.records import derive_seed
 
-    run_dir, state, ckpt = start(cfg, ctx)
-    model, tok = build_model(cfg, ctx, str(ckpt / "model") if ckpt and not cfg.lora.enabled else cfg.model,
-                             state["lora"] if state and cfg.lora.enabled else None)
-    examples, n_trunc, n_drop = load_sft_examples(cfg, tok)
+    run = start(cfg, ctx)
+    run_dir, state, ckpt = run.dir, run.state, run.ckpt
+    path = str(ckpt / "model") if ckpt and not cfg.lora.enabled else cfg.model
+    tok = load_tokenizer(cfg, path)
+    examples, n_trunc, n_drop = load_sft_examples(cfg, tok)  # every row is checked before the weights load
+    model, tok = build_model(cfg, ctx, path, state["lora"] if state and cfg.lora.enabled else None, tok=tok)
     s = cfg.sft
     per_epoch = len(examples) // s.batch_size
     if not examples:  # an empty shard, or rows without response(s): not a batch-size problem
@@ -653,20 +840,33 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
     if s.batch_size % ctx.world:
         stop(cfg, "sft.batch_size", f"{s.batch_size} does not split over {ctx.world} ranks")
     total = min(s.max_steps, per_epoch * s.epochs) if s.max_steps else per_epoch * s.epochs
-    provenance(cfg, ctx, run_dir)
+    provenance(cfg, ctx, run)
     if ctx.main:
         print(f"sft: {len(examples)} examples ({n_trunc} truncated to sft.max_len={s.max_len}, {n_drop} dropped: "
               f"prompt too long), {total} steps of {s.batch_size}", flush=True)
     strategy = dist.pick_strategy(cfg.strategy, model, ctx, cfg)
     model = wrap(model, strategy, dist.device_mesh(strategy, ctx, cfg.hsdp_shard_size), cfg, ctx)
     opt, sched = make_optimizer(cfg, model, total)
-    step = 0
+    step = saved = 0
     if state is not None:
         checkpoint.restore(state, model, opt, sched, ctx)
-        step = state["step"]
+        step = saved = state["step"]
     log = Log(run_dir, cfg, ctx, step)
+
+    def save() -> Path:
+        path = checkpoint.save(run_dir, step, model, opt, sched, tok, state={}, rank_state={},
+                               keep_last=cfg.keep_last, ctx=ctx, files=run.files(cfg))
+        keep_model(cfg, ctx, run_dir, step, path)
+        return path
+
     model.train()
+    signum = 0
     while step < total:
+        signum = signals.agreed()  # at every step boundary, on every rank: all stop at the same one
+        if signum:
+            if step > saved:
+                ckpt, saved = save(), step
+            break
         t0 = time.time()
         epoch, k = divmod(step, per_epoch)
         order = list(range(len(examples)))
@@ -698,14 +898,11 @@ def train_sft(cfg: TrainConfig, ctx) -> None:
                    "tokens": n_tok, "tokens_per_s": n_tok / dt, "time/step": dt},
             f"sft step {step}/{total} | loss {loss_all:.4f} | grad {grad_norm:.3f} | lr {lr:.2e} | {dt:.2f}s")
         if step % cfg.save_every == 0 or step == total or cfg.keep(step):
-            ckpt = checkpoint.save(run_dir, step, model, opt, sched, tok, state={}, rank_state={},
-                                   keep_last=cfg.keep_last, ctx=ctx)
-            keep_model(cfg, ctx, run_dir, step, ckpt)
+            ckpt, saved = save(), step
     log.close()
-    if ctx.main and ckpt is not None:
-        checkpoint.prune(run_dir, cfg.keep_last)
-        checkpoint.link_final(ckpt, run_dir / "final")
-    dist.barrier()
+    stopped = finish(cfg, ctx, run_dir, ckpt, signum, step, total)
+    if stopped:
+        raise stopped
 
 
 # =============================================================================== RL
@@ -860,7 +1057,38 @@ def rollout_pool(ctx):
     return ThreadPoolExecutor(1, initializer=dist.use_device, initargs=(ctx,))
 
 
-def train_rl(cfg: TrainConfig, ctx) -> None:
+def prompt_check(cfg: TrainConfig, tok, path: str):
+    """A check of one RL record's prompt: None, or why it is too long. The limit: what the model's
+    positions (max_position_embeddings; vllm: rl.engine.max_model_len if smaller) leave after
+    rl.max_tokens, and rl.max_prompt_tokens if set. Our choice, to keep the check cheap on large
+    data: a prompt of B UTF-8 bytes has at most B + 1 tokens (a byte-level or byte-fallback
+    tokenizer spends at least one byte per token; +1 for a sentencepiece prefix), so only prompts
+    whose bytes could exceed the limit are tokenized (about 0.3 ms each here)."""
+    from transformers import AutoConfig
+
+    r = cfg.rl
+    positions = getattr(AutoConfig.from_pretrained(path).get_text_config(), "max_position_embeddings", None)
+    context = min(positions or r.engine.max_model_len, r.engine.max_model_len) if r.engine.backend == "vllm" \
+        else positions
+    if context is None:
+        return None  # the model does not say: nothing to check against
+    limit = min(r.max_prompt_tokens or context, context - r.max_tokens)
+    template = len(encode_prompt(tok, "", cfg.system_prompt))
+
+    def check(rec: dict) -> str | None:
+        if template + len(rec["prompt"].encode()) + 1 <= limit:
+            return None
+        n = len(encode_prompt(tok, rec["prompt"], cfg.system_prompt))
+        if n <= limit:
+            return None
+        return (f"the prompt has {n} tokens (chat template included), more than the {limit} that the model's "
+                f"{context} positions leave after rl.max_tokens {r.max_tokens}"
+                + (f" (rl.max_prompt_tokens {r.max_prompt_tokens})" if r.max_prompt_tokens else ""))
+
+    return check
+
+
+def train_rl(cfg: TrainConfig, ctx, signals: StopSignals) -> None:
     from concurrent.futures import Future
 
     import torch
@@ -880,19 +1108,22 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
     per_rank = n_prompts // ctx.world
     eps_low, eps_high = cfg.clip_eps()
 
-    run_dir, state, ckpt = start(cfg, ctx)
-    model, tok = build_model(cfg, ctx, str(ckpt / "model") if ckpt and not cfg.lora.enabled else cfg.model,
-                             state["lora"] if state and cfg.lora.enabled else None)
+    run = start(cfg, ctx)
+    run_dir, state, ckpt = run.dir, run.state, run.ckpt
+    path = str(ckpt / "model") if ckpt and not cfg.lora.enabled else cfg.model
+    tok = load_tokenizer(cfg, path)
+    try:  # every record is checked here, before the weights load
+        sampler = PromptSampler(cfg.data, seed=cfg.seed, rollouts_per_problem=G, total_steps=r.steps,
+                                check=prompt_check(cfg, tok, path))
+    except ValueError as e:  # a malformed record, a source with no records or none in the curriculum's bin field
+        stop(cfg, "data.sources", str(e))
+    model, tok = build_model(cfg, ctx, path, state["lora"] if state and cfg.lora.enabled else None, tok=tok)
     policy = model  # the unwrapped module: what the hf engine samples from
     strategy = dist.pick_strategy(cfg.strategy, model, ctx, cfg)
     mesh = dist.device_mesh(strategy, ctx, cfg.hsdp_shard_size)
     model = wrap(model, strategy, mesh, cfg, ctx)
     opt, sched = make_optimizer(cfg, model, r.steps * r.minibatches)
-    try:
-        sampler = PromptSampler(cfg.data, seed=cfg.seed, rollouts_per_problem=G, total_steps=r.steps)
-    except ValueError as e:  # a data source with no records, or none in the curriculum's bin field
-        stop(cfg, "data.sources", str(e))
-    provenance(cfg, ctx, run_dir)
+    provenance(cfg, ctx, run)
     ref = None  # sharded like the policy under FSDP2, not a whole copy per GPU
     if cfg.novelty.enabled or r.kl_coef > 0:
         ref = wrap(load_reference(cfg.ref_model, ctx), strategy, mesh, cfg, ctx, trainable=False)
@@ -912,6 +1143,8 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
             print(f"train.py: the checkpoint was written by {state.get('world')} ranks, not {ctx.world}: step "
                   f"{step + 1}'s rollouts are generated again with the restored weights", flush=True)
         del state
+        run.state = None  # the mapped optimizer state: not kept for the whole run
+    saved = step
 
     pool = rollout_pool(ctx) if r.async_rollouts else None
 
@@ -925,9 +1158,22 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
     log = Log(run_dir, cfg, ctx, step)
     peak = peak_flops(cfg, ctx)
     n_params = sum(p.numel() for p in policy.parameters())
+    def save() -> Path:  # async: with the batch already generated for the next step
+        rank_state = {"pending": pending.result() if pending is not None else None}
+        path = checkpoint.save(run_dir, step, model, opt, sched, tok, state={"sampler": sampler.state_dict()},
+                               rank_state=rank_state, keep_last=cfg.keep_last, ctx=ctx, files=run.files(cfg))
+        keep_model(cfg, ctx, run_dir, step, path)
+        return path
+
     sync_engine()
     model.train()
+    signum = 0
     while step < r.steps:
+        signum = signals.agreed()  # at every step boundary, on every rank: all stop at the same one
+        if signum:
+            if step > saved:
+                ckpt, saved = save(), step
+            break
         t_step = time.time()
         times = {}
 
@@ -1128,21 +1374,17 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                                                         if cfg.novelty.enabled else "") + f" | {times['step']:.1f}s")
             log(step, metrics, line)
 
-        # 8. checkpoint (async: with the batch already generated for the next step)
+        # 8. checkpoint
         if step % cfg.save_every == 0 or step == r.steps or cfg.keep(step):
-            rank_state = {"pending": pending.result() if pending is not None else None}
-            ckpt = checkpoint.save(run_dir, step, model, opt, sched, tok, state={"sampler": sampler.state_dict()},
-                                   rank_state=rank_state, keep_last=cfg.keep_last, ctx=ctx)
-            keep_model(cfg, ctx, run_dir, step, ckpt)
+            ckpt, saved = save(), step
     if pool is not None:
         pool.shutdown()
     log.close()
-    if ctx.main and ckpt is not None:
-        checkpoint.prune(run_dir, cfg.keep_last)
-        checkpoint.link_final(ckpt, run_dir / "final")
-    dist.barrier()
+    stopped = finish(cfg, ctx, run_dir, ckpt, signum, step, r.steps)
     if r.engine.backend == "vllm":
         engine.close()  # its teardown destroys the process group: after our last collective
+    if stopped:
+        raise stopped
 
 
 def _fmt(x: float | None) -> str:
@@ -1273,20 +1515,69 @@ def main(argv: list[str]) -> None:
             dist.hsdp_shape(ctx, cfg.hsdp_shard_size)
         except ValueError as e:
             stop(cfg, "hsdp_shard_size", str(e))
-    from utils.records import DataError
+    from utils.records import DataError, io_cause, io_fault
 
+    signals = StopSignals()
+    lock = None
     try:
+        lock = take_lock(cfg, ctx)
         if cfg.stage == "sft":
-            train_sft(cfg, ctx)
+            train_sft(cfg, ctx, signals)
         else:
-            train_rl(cfg, ctx)
+            train_rl(cfg, ctx, signals)
     except NonFinite as e:
         sys.exit(str(e))
     except DataError as e:  # a corrupt or empty data file: one line naming it (and the line)
         stop(cfg, "sft.data" if cfg.stage == "sft" else "data.sources", str(e))
+    except Stopped as e:
+        if ctx.main:
+            print(f"train.py: {e}", file=sys.stderr, flush=True)
+        sys.exit(128 + e.signum)
+    except Exception as e:  # a full disk, a read-only or vanished run directory: one line, the run resumable
+        fault = io_fault(e)
+        if fault is None:
+            raise
+        where = fault.filename or Path(cfg.out_dir) / cfg.name
+        sys.exit(f"train.py: {where}: {io_cause(fault)} (rank {ctx.rank}); no partial checkpoint is ever resumed "
+                 f"from: free the space (or fix the directory) and run the same command to resume")
     finally:
+        if lock is not None:
+            lock.release()
+        signals.restore()
         dist.close()
 
 
+def take_lock(cfg: TrainConfig, ctx):
+    """Rank 0 takes the run directory's lock (utils/runlock.py) before any checkpoint is read or
+    anything written; every rank learns the outcome (a collective), so a refusal stops them all
+    with one line, exit 2. Creating the lock file is also the check that the run directory can be
+    written (a file in its way, a read-only file system), before any model loads."""
+    from utils import dist
+    from utils.records import io_cause
+    from utils.runlock import Locked, RunLock
+
+    run_dir = Path(cfg.out_dir) / cfg.name
+    lock, refusal = None, None
+    if ctx.main:
+        lock = RunLock(run_dir, "train.py")
+        try:
+            lock.acquire()
+        except Locked as e:
+            refusal = f"train.py: {e}"
+        except OSError as e:
+            if io_cause(e) is None:
+                raise
+            refusal = f"train.py: cannot use {run_dir} as the run directory: {e.filename}: {io_cause(e)}"
+    refusal = dist.broadcast_object(refusal)
+    if refusal:
+        if ctx.main:
+            print(refusal, file=sys.stderr, flush=True)
+        sys.exit(2)
+    return lock
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    try:
+        main(sys.argv[1:])
+    except KeyboardInterrupt:  # Ctrl-C before main() set its handlers (while importing): nothing to save yet
+        sys.exit(print("train.py: interrupted before training started", file=sys.stderr) or 130)

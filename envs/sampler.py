@@ -32,10 +32,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any, List, Protocol
+from typing import Any, Callable, List, Protocol
 
 from utils.config import field
-from utils.records import DataRefError, derive_seed, load_split, resolve_split
+from utils.records import DataError, DataRefError, derive_seed, prompt_problem, read_jsonl_numbered, resolve_split
 
 
 @dataclass
@@ -181,6 +181,22 @@ class SamplerConfig:
                     yield f"{prefix}.sources.{i}.bins", f"give the difficulty of curriculum bins {sorted(missing)}"
 
 
+def record_problem(rec: Any) -> str | None:
+    """What makes a static RL record unusable (no prompt, no env to score it with, a difficulty
+    that is not a number), or None."""
+    import envs
+
+    bad = prompt_problem(rec)
+    if bad:
+        return bad
+    env = rec.get("env")
+    if not isinstance(env, str) or (env not in envs.REGISTRY and not env.startswith(envs.RG_PREFIX)):
+        return f"`env` {env!r} is not a registered env (it scores the record)"
+    if not isinstance(rec.get("difficulty") or 0, int):
+        return f"`difficulty` {rec['difficulty']!r} is not an integer"
+    return None
+
+
 class Schedule(Protocol):
     """What the sampler needs from a curriculum (utils.curriculum.Schedule): the record meta field
     holding a record's bin, and sampling weights over bins at an RL step."""
@@ -207,8 +223,12 @@ def load_schedule(cfg: CurriculumConfig, total_steps: int) -> Schedule | None:
 
 class PromptSampler:
     def __init__(self, cfg: SamplerConfig, *, seed: int, rollouts_per_problem: int, total_steps: int,
-                 schedule: Schedule | None = None, controller: Any = None, env_objects: dict | None = None):
-        """schedule / controller / env_objects override what cfg would build (tests, custom envs)."""
+                 schedule: Schedule | None = None, controller: Any = None, env_objects: dict | None = None,
+                 check: Callable[[dict], str | None] | None = None):
+        """schedule / controller / env_objects override what cfg would build (tests, custom envs).
+        Every static record is checked as it is loaded (record_problem, then `check`: train.py's
+        prompt length), so one bad record is a DataError naming its file and line at startup, not
+        a crash at the step that draws it (and again at every resume)."""
         import envs
 
         self.cfg, self.seed = cfg, seed
@@ -223,7 +243,11 @@ class PromptSampler:
                 self._by_name.setdefault(s.env, self.envs[i])
             else:
                 bins: dict[str | None, list[dict]] = {}
-                for rec in load_split(s.data, s.split):
+                for f, n, rec in ((f, n, rec) for f in resolve_split(s.data, s.split)
+                                  for n, rec in read_jsonl_numbered(f)):
+                    bad = record_problem(rec) or (check(rec) if check is not None else None)
+                    if bad:
+                        raise DataError(f"{f}:{n}: {bad}")
                     label = None
                     if self.schedule is not None:
                         meta = rec.get("meta") or {}

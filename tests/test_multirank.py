@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -34,7 +35,9 @@ class ParityEnv(Env):
     of even length (in characters), about half of them; odd-seeded ones score 0.5 whatever the
     response, so their groups have zero advantage and the trainer skips them, which leaves the
     ranks with different numbers of rows to train (the stand-ins must even that out).
-    PARITY_CRASH_AFTER=n makes the n+1-th score raise (a crash mid-run, for the resume test)."""
+    PARITY_CRASH_AFTER=n makes the n+1-th score raise (a crash mid-run, for the resume test);
+    PARITY_TERM_AFTER=n makes rank 1 alone send itself SIGTERM at its n-th score (a preemption
+    signal that reaches one rank mid-step)."""
 
     name = "parity"
     reward_range = (0.0, 1.0)
@@ -46,6 +49,8 @@ class ParityEnv(Env):
 
     def score(self, record: dict, response: str) -> Reward:
         ParityEnv.scored += 1
+        if ParityEnv.scored == int(os.environ.get("PARITY_TERM_AFTER", "-1")) and os.environ.get("RANK") == "1":
+            os.kill(os.getpid(), signal.SIGTERM)
         if ParityEnv.scored > int(os.environ.get("PARITY_CRASH_AFTER", "-1")) >= 0:
             os._exit(3)  # a kill: no cleanup, no checkpoint
         if int(record["id"].split("-")[1]) % 2:
@@ -199,6 +204,24 @@ def resume_async(out: Path, args: list[str]):
     res = torchrun(4, args + ["strategy=fsdp", "name=other", "resume=true"])
     assert "written by 2 ranks, not 4" in res.stdout, res.stdout[-2000:]
     assert [x["step"] for x in metrics(out / "other")] == [1, 2, 3]
+
+
+def test_sigterm_to_one_rank_stops_every_rank_after_the_same_step_and_resumes_exactly(tiny, tmp_path):
+    """Issue 30: SIGTERM reaching rank 1 alone, mid-step: both ranks agree on the stop at the next
+    step boundary (an all-reduce of the flag), write the checkpoint of that step together and exit;
+    the same command resumes to the weights of an uninterrupted run, bit for bit."""
+    from utils import checkpoint
+
+    args = BASE + ["rl.steps=4", "strategy=fsdp", f"model={tiny}", f"out_dir={tmp_path}"]  # save_every=100
+    torchrun(2, args + ["name=whole"])
+    # each rank scores 16 rollouts a step: rank 1's signal comes during step 2
+    res = torchrun(2, args + ["name=cut"], {"PARITY_TERM_AFTER": str(16 + 5)}, check=False)
+    assert res.returncode != 0 and "stopped by SIGTERM at step 2/4" in res.stderr, res.stderr[-3000:]
+    assert [x["step"] for x in metrics(tmp_path / "cut")] == [1, 2]
+    assert checkpoint.latest(tmp_path / "cut").name == "step_00000002" and not (tmp_path / "cut" / "final").exists()
+    torchrun(2, args + ["name=cut"])
+    assert_same_weights(weights(tmp_path / "whole"), weights(tmp_path / "cut"), exact=True)
+    assert [x["step"] for x in metrics(tmp_path / "cut")] == [1, 2, 3, 4]
 
 
 def weights_of(model_dir) -> dict:

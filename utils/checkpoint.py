@@ -8,6 +8,8 @@
         trainer_state.pt    step, optimizer, scheduler, sampler/controller state, every rank's RNG,
                             LoRA weights (when used), anything else the trainer adds
         config.yaml         the resolved config that wrote it (resume compares against it)
+        data_fingerprint.json  size and sha256 of each data file it trained on (likewise); these two
+                            come from train.py through save(files=...)
         SHA256SUMS          sha256 of every file above (`sha256sum -c SHA256SUMS` checks it by hand)
 
 A checkpoint is written to a hidden temp directory and renamed into place, so a crash mid-write
@@ -18,7 +20,6 @@ previous one is taken, with one line saying so.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 import shutil
@@ -30,7 +31,7 @@ import torch
 from torch.distributed.checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict, set_optimizer_state_dict
 
 from utils import dist
-from utils.records import follow_umask
+from utils.records import follow_umask, io_cause, io_fault, sha256_file
 
 PEFT_PREFIX = "base_model.model."
 MANIFEST = "SHA256SUMS"
@@ -110,11 +111,6 @@ def latest(run_dir: str | os.PathLike) -> Path | None:
     return found[-1] if found else None
 
 
-def _sha256(path: Path) -> str:
-    with open(path, "rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
-
-
 def _files(ckpt: Path) -> list[Path]:
     return sorted(p for p in ckpt.rglob("*") if p.is_file() and p.name != MANIFEST)
 
@@ -123,7 +119,7 @@ def _hash_all(ckpt: Path, files: list[Path]) -> dict[str, str]:
     """sha256 per file, relative names; files hashed in parallel (hashlib releases the GIL), so a
     sharded 70 GB model takes seconds per shard, not minutes in a row."""
     with ThreadPoolExecutor(min(8, os.cpu_count() or 1)) as ex:
-        return dict(zip((p.relative_to(ckpt).as_posix() for p in files), ex.map(_sha256, files)))
+        return dict(zip((p.relative_to(ckpt).as_posix() for p in files), ex.map(sha256_file, files)))
 
 
 def write_manifest(ckpt: Path) -> None:
@@ -178,10 +174,13 @@ def latest_intact(run_dir: str | os.PathLike, warn: Callable[[str], None]) -> Pa
 
 
 def save(run_dir: str | os.PathLike, step: int, model, optimizer, scheduler, tokenizer, *, state: dict,
-         rank_state: dict, keep_last: int, ctx: dist.Ctx) -> Path:
+         rank_state: dict, keep_last: int, ctx: dist.Ctx, files: dict[str, str] | None = None) -> Path:
     """Write checkpoint `step` (collective: every rank calls). `state` is rank 0's trainer state;
-    `rank_state` is this rank's own (RNG, pending rollouts), saved as a list over ranks. The model
-    is saved in the dtype it trains in (fp32 master weights stay fp32: resume is exact)."""
+    `rank_state` is this rank's own (RNG, pending rollouts), saved as a list over ranks; `files`
+    (name -> text) go in beside them (config.yaml: the config that wrote it, which a resume
+    compares against). The model is saved in the dtype it trains in (fp32 master weights stay
+    fp32: resume is exact). A write that fails (a full disk) removes the partial directory and
+    raises OSError naming it: the previous checkpoints stay the newest intact ones."""
     dtype = next(dist.unwrap(model).parameters()).dtype
     weights = {}
     for name, t in iter_hf_weights(model, dtype):  # gathered one tensor at a time; rank 0 keeps them
@@ -194,26 +193,40 @@ def save(run_dir: str | os.PathLike, step: int, model, optimizer, scheduler, tok
     if ctx.main:
         tmp = final.parent / f".tmp_{final.name}"
         shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        hf = dist.unwrap_hf(model)
-        hf.config.dtype = dtype  # config.json names the dtype the tensors are in
-        hf.save_pretrained(tmp / "model", state_dict=weights)
-        tokenizer.save_pretrained(tmp / "model")
-        if lora:  # the adapter alone, in peft's format
-            dist.unwrap(model).save_pretrained(tmp / "adapter", state_dict=lora)
-        torch.save({**state, "step": step, "optimizer": osd, "scheduler": scheduler.state_dict(),
-                    "lora": lora, "ranks": rank_states, "world": ctx.world},
-                   tmp / "trainer_state.pt")
-        if (Path(run_dir) / "config.yaml").is_file():  # what a resume compares its config against
-            shutil.copyfile(Path(run_dir) / "config.yaml", tmp / "config.yaml")
-        follow_umask(tmp)  # safetensors writes 0600: colleagues and a vLLM server under another user read these
-        write_manifest(tmp)
+        try:
+            _write(tmp, model, dtype, weights, tokenizer, lora, files or {},
+                   {**state, "step": step, "optimizer": osd, "scheduler": scheduler.state_dict(),
+                    "lora": lora, "ranks": rank_states, "world": ctx.world})
+        except Exception as e:
+            shutil.rmtree(tmp, ignore_errors=True)  # a partial checkpoint would only fill the disk further
+            fault = io_fault(e)
+            if fault is None:
+                raise
+            # torch.save and safetensors raise RuntimeError without a path: name the checkpoint
+            raise OSError(fault.errno, io_cause(fault), str(final)) from e
         if final.exists():
             shutil.rmtree(final)
         os.replace(tmp, final)
         prune(run_dir, keep_last)
     dist.barrier()
     return final
+
+
+def _write(tmp: Path, model, dtype, weights: dict, tokenizer, lora: dict, files: dict[str, str],
+           trainer_state: dict) -> None:
+    tmp.mkdir(parents=True)
+    hf = dist.unwrap_hf(model)
+    hf.config.dtype = dtype  # config.json names the dtype the tensors are in
+    hf.save_pretrained(tmp / "model", state_dict=weights)
+    tokenizer.save_pretrained(tmp / "model")
+    if lora:  # the adapter alone, in peft's format
+        dist.unwrap(model).save_pretrained(tmp / "adapter", state_dict=lora)
+    with open(tmp / STATE, "wb") as f:  # a file object: a full disk is an OSError (a path gives a bare RuntimeError)
+        torch.save(trainer_state, f)
+    for name, text in files.items():
+        (tmp / name).write_text(text, encoding="utf-8")
+    follow_umask(tmp)  # safetensors writes 0600: colleagues and a vLLM server under another user read these
+    write_manifest(tmp)
 
 
 def prune(run_dir: str | os.PathLike, keep_last: int) -> None:

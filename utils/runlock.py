@@ -55,6 +55,7 @@ class RunLock:
         self.path = Path(out_dir) / name
         self.prog = prog
         self.fd: int | None = None
+        self.made_dir = False  # acquire() created out_dir: release() removes it again if left empty
         self.mine = {"pid": os.getpid(), "host": platform.node(), "started": time.strftime("%Y-%m-%d %H:%M:%S"),
                      "prog": prog}
 
@@ -106,6 +107,7 @@ class RunLock:
         return Locked(f"{self.path.parent} is in use by another {h.get('prog', 'run')}: {self._who(h)}{hint}")
 
     def acquire(self) -> None:
+        self.made_dir = not self.path.parent.is_dir()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = self._open_locked()
         if fd is None:
@@ -136,6 +138,11 @@ class RunLock:
         os.close(self.fd)
         self.fd = None
         _HELD.discard(self)
+        if self.made_dir:  # a run refused before writing anything leaves no empty directory behind
+            try:
+                self.path.parent.rmdir()
+            except OSError:
+                pass
 
     def __enter__(self):
         self.acquire()
