@@ -132,9 +132,10 @@ class RLSection:
                                                   "the ratio needs the sampling distribution", gt=0)
     top_p: float = field(1.0, help="rollout nucleus sampling", gt=0, le=1)
     max_tokens: int = field(2048, help="response budget per rollout; longer ones are cut (clipped_ratio)", ge=1)
-    max_prompt_tokens: int = field(0, help="vllm: the longest prompt allowed (chat template included), in tokens; "
-                                           "0: what engine.max_model_len leaves after max_tokens. A longer prompt "
-                                           "stops the run with one line (vLLM would cut its response short)", ge=0)
+    max_prompt_tokens: int = field(0, help="the longest prompt allowed (chat template included), in tokens; 0: "
+                                           "what the model's positions (vllm: engine.max_model_len) leave after "
+                                           "max_tokens. A longer static record stops the run at load with one line "
+                                           "naming file:line (vLLM would cut its response short)", ge=0)
     async_rollouts: bool = field(False, help="one-step off-policy: generate step t+1 while step t trains; the "
                                              "ratio uses the behaviour log-probs (`async` is a Python keyword)")
     engine: EngineConfig = field(EngineConfig(), help="rollout backend: hf (the live model; a synced copy under "
