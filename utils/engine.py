@@ -386,7 +386,11 @@ class VLLMEngine:
     """Offline vllm.LLM in this process. Under torchrun each rank owns one engine on its own device
     (distributed_executor_backend="external_launcher": vLLM joins the trainer's process group and
     places its worker on cuda:LOCAL_RANK; without it, TP=1 means the uniproc executor on device 0
-    for every rank).
+    for every rank). With tensor_parallel_size=TP > 1 under torchrun, TP consecutive ranks build one
+    engine together, each holding one shard (vLLM's TP groups are ranks [k*TP, (k+1)*TP)): they must
+    call generate with the same prompts and seeds (train.py's launch) and the engines' seed must
+    agree; sync_weights gets the full tensors on every rank of the group and vLLM's weight loaders
+    keep each rank's shard.
 
     Colocated with training: `sleep()` after the rollouts frees the weights and the KV cache (level
     2: the weights are overwritten by the next sync anyway, so copying them to host and back, as
