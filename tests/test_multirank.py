@@ -283,8 +283,10 @@ def test_tensor_parallel_vllm_rollouts_serve_one_prompt_list_per_group(tiny, tmp
     assert_same_weights(weights(tmp_path / "one"), weights(tmp_path / "tp2"))
     m1, m2 = metrics(tmp_path / "one"), metrics(tmp_path / "tp2")
     assert [x["reward_mean"] for x in m1] == [x["reward_mean"] for x in m2]
-    # each rank trains about half the rows (identical gradients on both would also reach the weights)
-    assert sum(x["micro_batches"] for x in m2) <= 0.65 * sum(x["micro_batches"] for x in m1)
+    # each rank trains its half of the rows: the busiest rank's micro-batches, 16 of the 24 one rank
+    # runs (zero-advantage groups are skipped, unevenly); both ranks training every row would run all
+    # 24, and identical gradients on both would still reach the 1-rank weights
+    assert sum(x["micro_batches"] for x in m2) <= 0.75 * sum(x["micro_batches"] for x in m1)
 
 
 if __name__ == "__main__":  # the torchrun entry: train.py with the test env registered
