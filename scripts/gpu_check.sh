@@ -543,8 +543,8 @@ fi
 
 # ------------------------------------------------------------------ tp
 if ! needs_vllm tp "2 ranks as one tensor-parallel vLLM group: train.py RL, FSDP2, 3 steps, the weights synced into both shards"; then
-    if [ "${NGPU:-0}" -lt 2 ] && [ $DRY = 0 ]; then
-        result SKIP tp "needs 2 GPUs (torch sees ${NGPU:-0}): one engine sharded over 2 ranks"
+    if [ $DRY = 1 ] || [ "${NGPU:-0}" -lt 2 ]; then
+        result SKIP tp "needs 2 GPUs ($([ $DRY = 1 ] && echo 'a CPU run' || echo "torch sees ${NGPU:-0}")): one engine sharded over 2 ranks"
     else
         # the tiny model: its 4 heads and 2 KV heads split over 2 shards (SmolLM2's 9 and 3 do not)
         limited 240 "$PY" -m torch.distributed.run --standalone --nproc_per_node 2 tests/vllm/entry.py train name=tp \
@@ -575,8 +575,8 @@ if [ -f "$OUT/sync/final/config.json" ]; then EVAL_MODEL=$OUT/sync/final EVAL_WH
 EV=("out_root=$OUT" "model=$EVAL_MODEL" engine.backend=vllm "${EVAL_ENG[@]}" n=4 "k=[1,4]" max_tokens=32 temperature=1.0
     bootstrap=50 batch_problems=4 "benchmarks=[{name: sorting, kind: env, path: $OUT/evaldata}]")
 limited 60 "$PY" generate.py out="$OUT/evaldata" "splits.test=[{env: sorting, count: 8}]" > "$OUT/evaluate.log" 2>&1 \
-    && limited 180 "$PY" evaluate.py name=eval_a "${EV[@]}" >> "$OUT/evaluate.log" 2>&1 \
-    && limited 180 "$PY" evaluate.py name=eval_b "${EV[@]}" >> "$OUT/evaluate.log" 2>&1
+    && limited 180 "$PY" evaluate.py name=eval_a num_shards=1 "${EV[@]}" >> "$OUT/evaluate.log" 2>&1 \
+    && limited 180 "$PY" evaluate.py name=eval_b num_shards=1 "${EV[@]}" >> "$OUT/evaluate.log" 2>&1
 EV_RC=$?
 SHARDS=""
 if [ $EV_RC = 0 ] && [ "${NGPU:-0}" -ge 2 ]; then
