@@ -311,12 +311,6 @@ class TrainConfig:
         elif tp > 1 and r.engine.backend != "vllm":
             yield "rl.engine.tensor_parallel_size", ("only the vllm backend shards one engine over the GPUs of a "
                                                      "tensor-parallel group; the hf engine is one whole model per rank")
-        elif tp > 1 and r.async_rollouts:
-            # NCCL's docs: kernels of two communicators used at once from one process can deadlock
-            yield "rl.engine.tensor_parallel_size", ("async rollouts run the engine in a thread beside training, so "
-                                                     "its tensor-parallel collectives would interleave with the "
-                                                     "trainer's on other NCCL communicators, which can deadlock: "
-                                                     "use rl.async_rollouts=false or tensor_parallel_size=1")
         if r.max_prompt_tokens < 0:
             yield "rl.max_prompt_tokens", "must be >= 0 (0: what rl.engine.max_model_len leaves)"
         elif r.engine.backend == "vllm" and (r.max_prompt_tokens or 1) + r.max_tokens > r.engine.max_model_len:
@@ -884,13 +878,33 @@ def rollout_engine(cfg: TrainConfig, ctx, path: str, model, policy, tok, strateg
     return engine, sync
 
 
-def rollout_pool(ctx):
+class InlinePool:
+    """submit() runs the call at once, in this thread, and returns its finished Future."""
+
+    def submit(self, fn, *args):
+        from concurrent.futures import Future
+
+        done = Future()
+        done.set_result(fn(*args))
+        return done
+
+    def shutdown(self):
+        pass
+
+
+def rollout_pool(ctx, tp: int = 1):
     """The async rollouts' thread. The CUDA device is per thread: without setting it, the thread
-    of every rank would generate on cuda:0."""
+    of every rank would generate on cuda:0. A tensor-parallel engine (tp > 1) gets no thread: its
+    collectives would run beside the trainer's on other NCCL communicators, and NCCL's kernels on
+    two communicators at once can deadlock (NCCL's docs). Its rollouts keep the async schedule
+    (step s + 1 sampled with the weights step s starts from, one step off-policy), generated
+    between the steps instead of during them (our choice: the same batches, no overlap)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from utils import dist
 
+    if tp > 1:
+        return InlinePool()
     return ThreadPoolExecutor(1, initializer=dist.use_device, initargs=(ctx,))
 
 
@@ -953,7 +967,11 @@ def train_rl(cfg: TrainConfig, ctx) -> None:
                   f"{step + 1}'s rollouts are generated again with the restored weights", flush=True)
         del state
 
-    pool = rollout_pool(ctx) if r.async_rollouts else None
+    pool = rollout_pool(ctx, tp) if r.async_rollouts else None
+    if pool is not None and tp > 1 and ctx.main:
+        print(f"train.py: rl.async_rollouts with rl.engine.tensor_parallel_size {tp}: each step's rollouts are "
+              "generated between the training steps, not beside them (one step off-policy as configured, without "
+              "the overlap): the engine's collectives and the trainer's must not run at once", flush=True)
 
     def launch(s: int):
         """Draw step s's prompts (every rank draws the same list) and roll out its TP group's slice:

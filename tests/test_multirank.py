@@ -255,16 +255,19 @@ def engine_log(log_dir: Path, rank: int, kind: str) -> list[dict]:
     return [r for r in map(json.loads, open(log_dir / f"rank{rank}.jsonl")) if r["kind"] == kind]
 
 
-def test_tensor_parallel_vllm_rollouts_serve_one_prompt_list_per_group(tiny, tmp_path):
+@pytest.mark.parametrize("schedule", ["sync", "async"])
+def test_tensor_parallel_vllm_rollouts_serve_one_prompt_list_per_group(tiny, tmp_path, schedule):
     """rl.engine.tensor_parallel_size=2 on 2 ranks (one TP group; FSDP2, so the synced weights are
     gathered from shards), with a recording stand-in for vLLM: both ranks give the engine the same
     prompts and seeds, the whole step's list, as the one TP-1 rank does; both engines get the same
     seed; every sync hands every rank the full tensors; and each rank trains its own share only:
     about half the micro-batches of the 1-rank TP-1 run, and the weights reach that run's (a
-    rollout missed would move them)."""
+    rollout missed would move them). Async: the TP run generates between the steps (no thread) and
+    reaches the 1-rank run's weights, whose rollouts come from a thread beside training."""
     from transformers import AutoModelForCausalLM
 
-    args = BASE + ["rl.steps=2", "rl.engine.backend=vllm", f"model={tiny}", f"out_dir={tmp_path}"]
+    args = BASE + ["rl.steps=2", "rl.engine.backend=vllm", f"model={tiny}", f"out_dir={tmp_path}",
+                   f"rl.async_rollouts={'true' if schedule == 'async' else 'false'}"]
     logs = {name: tmp_path / f"log_{name}" for name in ("one", "tp2")}
     for name, log in logs.items():
         log.mkdir()

@@ -17,14 +17,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.mark.parametrize("argv,why", [
     (["rl.engine.tensor_parallel_size=2"], "only the vllm backend shards one engine"),
-    (["rl.engine.backend=vllm", "rl.engine.tensor_parallel_size=2", "rl.async_rollouts=true"], "can deadlock"),
     (["rl.engine.backend=vllm", "rl.engine.tensor_parallel_size=0"], "must be >= 1"),
 ])
 def test_tp_rollouts_are_refused_only_where_they_cannot_work(tiny, argv, why):
     from train import TrainConfig
 
     ok = [f"model={tiny}", "data.sources=[{env: sorting}]"]
-    load_or_raise(TrainConfig, ok + ["rl.engine.backend=vllm", "rl.engine.tensor_parallel_size=2"])  # sync vLLM TP
+    for mode in ("false", "true"):  # vLLM TP, sync or async
+        load_or_raise(TrainConfig, ok + ["rl.engine.backend=vllm", "rl.engine.tensor_parallel_size=2",
+                                         f"rl.async_rollouts={mode}"])
     with pytest.raises(ConfigError) as e:
         load_or_raise(TrainConfig, ok + argv)
     assert e.value.key == "rl.engine.tensor_parallel_size" and why in str(e.value)
@@ -40,6 +41,23 @@ def test_ranks_that_do_not_split_into_tp_groups_stop_with_one_line(tiny, tmp_pat
     assert "\n" not in line and "rl.engine.tensor_parallel_size" in line and \
         "1 rank(s) do not split into tensor-parallel groups of 2" in line, line
     assert not list(tmp_path.iterdir())  # stopped before the run directory or any model
+
+
+def test_async_tp_rollouts_run_in_the_trainers_thread():
+    """Async rollouts with a TP engine keep their schedule but get no thread of their own: vLLM's TP
+    collectives must not run beside the trainer's (NCCL kernels on two communicators can deadlock)."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from train import rollout_pool
+
+    ctx = dist.Ctx(0, 2, 0, torch.device("cpu"))
+    pool = rollout_pool(ctx, tp=2)
+    assert pool.submit(lambda a, b: (a + b, threading.get_ident()), 1, 2).result() == (3, threading.get_ident())
+    threaded = rollout_pool(ctx)
+    assert isinstance(threaded, ThreadPoolExecutor)
+    assert threaded.submit(threading.get_ident).result() != threading.get_ident()
+    threaded.shutdown()
 
 
 def test_tp_groups_are_consecutive_ranks():
