@@ -331,8 +331,9 @@ good = len(rows) == want and all(math.isfinite(r.get("loss", float("nan"))) for 
 last = rows[-1] if rows else {}
 mfu = f", MFU {last['mfu']:.1%}" if isinstance(last.get("mfu"), float) else ""
 tps = f", {last['tokens_per_s']:.0f} tokens/s" if "tokens_per_s" in last else ""
+grad = f", grad norm {last['grad_norm']:.3g}" if isinstance(last.get("grad_norm"), float) else ""
 print(("ok " if good else "bad ") + f"{len(rows)}/{want} steps, loss " +
-      " ".join(f"{r.get('loss', float('nan')):.4g}" for r in rows) + tps + mfu)
+      " ".join(f"{r.get('loss', float('nan')):.4g}" for r in rows) + grad + tps + mfu)
 EOF
 steps() {  # steps RUN N: the verdict line of OUT/RUN's metrics
     "$PY" "$OUT/steps.py" "$OUT/$1/metrics.jsonl" "$2"
