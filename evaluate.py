@@ -4,14 +4,18 @@
     python evaluate.py --config configs/eval/olymmath_hard.yaml model=runs/x/step_200 n=32
     python evaluate.py compare runs/eval_a runs/eval_b            # solve sets and pass@k deltas
 
-Every problem gets n samples from one request with its own seed. Samples are graded in the
+Every problem gets n samples, each drawn independently with a seed of its own (puzzle_to_math line
+135: "sampled independently rather than batched as a fixed-prompt expansion"): problem p of
+benchmark b has seed derive(seed, b, p) and its sample j derive(that, j), on both the hf and the
+vllm backend (utils/engine.py; vLLM gets one request per sample). Samples are graded in the
 background while the next batch is sampled, and appended to runs/<name>/samples.jsonl, so
 re-running the same command continues where it stopped. At the end: results.json (pass@k for
 every k with bootstrap 95% intervals, per benchmark and split), per_problem.csv (c of n per
 problem) and passk.png.
 
-A whole node: `num_shards=8` (or 0: one shard per visible GPU, engine.tensor_parallel_size GPUs
-each) starts one process per shard with its own CUDA_VISIBLE_DEVICES and engine; shard i samples
+A whole node: by default (num_shards=0) one shard per visible GPU, engine.tensor_parallel_size GPUs
+each (puzzle_to_math line 135: 8 GPUs, vLLM TP 1; one on CPU or an endpoint); `num_shards=N` sets
+it. More than one shard starts one process per shard with its own CUDA_VISIBLE_DEVICES and engine; shard i samples
 the problems whose index is i mod num_shards into samples.shard<i>of<n>.jsonl, and the results
 are computed from all samples files once every shard is done (the same results as one process:
 every problem's seed is its own). Shards can also run as separate jobs (`shard_index=i`, e.g. a
@@ -49,8 +53,9 @@ class EvalConfig:
     max_tokens: int = field(25000, help="response token budget (paper: 25,000)", ge=1)
     seed: int = field(0, help="base seed; problem p of benchmark b samples with seed derive(seed, b, p)", ge=0)
     batch_problems: int = field(16, help="problems per generation call (results are cached after each)", ge=1)
-    num_shards: int = field(1, help="processes sampling in parallel, each with its own engine and GPU(s); "
-                                    "0: one per visible GPU (engine.tensor_parallel_size each)", ge=0)
+    num_shards: int = field(0, help="processes sampling in parallel, each with its own engine and GPU(s); "
+                                    "0: one per visible GPU (engine.tensor_parallel_size each; 1 on CPU and for "
+                                    "the openai and replay backends)", ge=0)
     shard_index: int = field(-1, help="sample only shard i of num_shards (separate jobs); -1: start every "
                                       "shard here, then merge", ge=-1)
     grading_workers: int = field(2, help="math grading worker processes", ge=1)
@@ -345,6 +350,14 @@ def launch_shards(cfg: EvalConfig, out: Path, argv: list[str], benches: list) ->
         sys.exit(f"{tails}\nevaluate.py: shard(s) {failed} failed (logs above); re-run the same command to resume")
 
 
+def default_shards(cfg: EvalConfig) -> int:
+    """num_shards=0: every visible GPU busy, engine.tensor_parallel_size GPUs per shard; 1 without
+    GPUs and for backends that use none (openai, replay)."""
+    if cfg.engine.backend not in ("hf", "vllm"):
+        return 1
+    return max(1, len(visible_gpus()) // max(1, cfg.engine.tensor_parallel_size))
+
+
 def visible_gpus() -> list[str]:
     """CUDA device ids this process may use (its CUDA_VISIBLE_DEVICES, else every device)."""
     import os
@@ -553,7 +566,7 @@ def main(argv: list[str]) -> None:
     if fp_file.exists() and fp_file.read_text().strip() != fingerprint(cfg):
         sys.exit(f"evaluate.py: {out} holds samples from another model or sampling settings; choose another name=")
     if cfg.num_shards == 0:
-        cfg.num_shards = max(1, len(visible_gpus()) // max(1, cfg.engine.tensor_parallel_size))
+        cfg.num_shards = default_shards(cfg)
     if cfg.shard_index >= 0:  # one shard: sample, no results (the launcher, or the same command without shard_index, merges)
         lock = RunLock(out, "evaluate.py", name=f".lock.shard{cfg.shard_index}of{cfg.num_shards}")
         try:  # two jobs on one shard would double its samples file

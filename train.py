@@ -139,7 +139,8 @@ class RLSection:
     async_rollouts: bool = field(False, help="one-step off-policy: generate step t+1 while step t trains; the "
                                              "ratio uses the behaviour log-probs (`async` is a Python keyword)")
     engine: EngineConfig = field(EngineConfig(), help="rollout backend: hf (the live model; a synced copy under "
-                                                      "FSDP or async) or vllm (colocated, one engine per GPU, weights "
+                                                      "FSDP or async) or vllm (colocated, one engine per GPU, or per "
+                                                      "group of engine.tensor_parallel_size consecutive ranks, weights "
                                                       "synced each step); engine.model is ignored")
     log_samples: int = field(4, help="rollouts per step written to samples.jsonl (whole groups first), for the "
                                      "training-dynamics analyses (analyze.py over steps); 0: none; -1: all", ge=-1)
@@ -290,12 +291,10 @@ class TrainConfig:
                                         "use rl.top_p=1")
         if r.engine.backend not in ("hf", "vllm"):
             yield "rl.engine.backend", "rollouts need hf or vllm (log-probs and token ids)"
-        if r.engine.tensor_parallel_size > 1:
-            # a TP group of ranks serves one engine, which needs the same prompts and seeds on each of
-            # them; train.py gives every rank its own prompts
-            yield "rl.engine.tensor_parallel_size", ("train.py runs one engine per GPU (TP=1); tensor parallel "
-                                                     "rollouts would need the same prompts and seeds on every rank "
-                                                     "of a TP group, which train.py does not arrange")
+        tp = r.engine.tensor_parallel_size
+        if tp > 1 and r.engine.backend != "vllm":
+            yield "rl.engine.tensor_parallel_size", ("only the vllm backend shards one engine over the GPUs of a "
+                                                     "tensor-parallel group; the hf engine is one whole model per rank")
         if r.engine.backend == "vllm" and (r.max_prompt_tokens or 1) + r.max_tokens > r.engine.max_model_len:
             yield "rl.engine.max_model_len", (f"{r.engine.max_model_len} < rl.max_prompt_tokens {r.max_prompt_tokens} "
                                               f"+ rl.max_tokens {r.max_tokens}: vLLM would cut responses short")
@@ -917,9 +916,11 @@ class Rollouts:
     comps: list  # per prompt, G utils.engine.Completion
 
 
-def generate_rollouts(engine, tok, cfg: TrainConfig, ctx, step: int, items: list, first_index: int) -> Rollouts:
-    """Sample G responses per prompt; prompt i's seed depends only on (seed, step, its global index),
-    so the rollouts do not depend on the number of ranks."""
+def generate_rollouts(engine, tok, cfg: TrainConfig, ctx, step: int, items: list, first_index: int,
+                      own: slice = slice(None)) -> Rollouts:
+    """Sample G responses per prompt and keep the prompts in `own` (a tensor-parallel group samples
+    its ranks' prompts together, each rank keeps its share); prompt i's seed depends only on (seed,
+    step, its global index), so the rollouts do not depend on the number of ranks or on TP."""
     from utils.engine import SamplingParams, chat, encode
     from utils.records import derive_seed
 
@@ -938,7 +939,7 @@ def generate_rollouts(engine, tok, cfg: TrainConfig, ctx, step: int, items: list
                                               f"rl.max_tokens {r.max_tokens} leave: raise rl.engine.max_model_len")
     # both hf and vllm keep a generated stop token in token_ids: the policy learns to emit it
     comps = engine.generate(prompts, params, seeds=seeds)
-    return Rollouts(step, items, comps)
+    return Rollouts(step, items[own], comps[own])
 
 
 def score_rollouts(sampler, batch: Rollouts) -> tuple[list[float], list[bool], list[str]]:
@@ -1017,8 +1018,11 @@ def rollout_engine(cfg: TrainConfig, ctx, path: str, model, policy, tok, strateg
 
     hf, sync rollouts, one process or DDP: the live policy itself (nothing to sync). hf under
     FSDP2 (the policy is sharded) or async (the policy trains while the engine samples): its own
-    unsharded copy. vllm: its own weights, one engine per GPU. Copies get the weights streamed in
-    one parameter at a time (checkpoint.iter_hf_weights: gathered, cast, LoRA merged)."""
+    unsharded copy. vllm: its own weights, one engine per tensor-parallel group of
+    rl.engine.tensor_parallel_size ranks (one shard on each GPU of the group; its ranks share the
+    engine's seed). Copies get the weights streamed in one parameter at a time
+    (checkpoint.iter_hf_weights: gathered, cast, LoRA merged): every rank of a TP group streams the
+    full tensors, vLLM's weight loaders keep each rank's shard."""
     import copy
 
     import torch
@@ -1039,7 +1043,7 @@ def rollout_engine(cfg: TrainConfig, ctx, path: str, model, policy, tok, strateg
         own = AutoModelForCausalLM.from_pretrained(path, dtype=train_dtype).to(ctx.device).eval()
         engine, dtype = make_engine(ecfg, model=own, tokenizer=tok), train_dtype
     else:
-        engine = make_engine(ecfg, seed=cfg.seed + ctx.rank)
+        engine = make_engine(ecfg, seed=cfg.seed + ctx.rank // ecfg.tensor_parallel_size)  # one per TP group
         dtype = engine.dtype  # what vLLM holds (auto: the checkpoint's dtype on GPU, fp32 on CPU)
 
     def sync():
@@ -1048,13 +1052,33 @@ def rollout_engine(cfg: TrainConfig, ctx, path: str, model, policy, tok, strateg
     return engine, sync
 
 
-def rollout_pool(ctx):
+class InlinePool:
+    """submit() runs the call at once, in this thread, and returns its finished Future."""
+
+    def submit(self, fn, *args):
+        from concurrent.futures import Future
+
+        done = Future()
+        done.set_result(fn(*args))
+        return done
+
+    def shutdown(self):
+        pass
+
+
+def rollout_pool(ctx, tp: int = 1):
     """The async rollouts' thread. The CUDA device is per thread: without setting it, the thread
-    of every rank would generate on cuda:0."""
+    of every rank would generate on cuda:0. A tensor-parallel engine (tp > 1) gets no thread: its
+    collectives would run beside the trainer's on other NCCL communicators, and NCCL's kernels on
+    two communicators at once can deadlock (NCCL's docs). Its rollouts keep the async schedule
+    (step s + 1 sampled with the weights step s starts from, one step off-policy), generated
+    between the steps instead of during them (our choice: the same batches, no overlap)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from utils import dist
 
+    if tp > 1:
+        return InlinePool()
     return ThreadPoolExecutor(1, initializer=dist.use_device, initargs=(ctx,))
 
 
@@ -1107,6 +1131,12 @@ def train_rl(cfg: TrainConfig, ctx, signals: StopSignals) -> None:
     if rows_local % r.minibatches:
         stop(cfg, "rl.minibatches", f"{rows_local} rollouts per rank do not split into {r.minibatches} minibatches")
     per_rank = n_prompts // ctx.world
+    tp = r.engine.tensor_parallel_size
+    if ctx.world % tp:
+        stop(cfg, "rl.engine.tensor_parallel_size", f"{ctx.world} rank(s) do not split into tensor-parallel groups of "
+                                                    f"{tp} (each GPU of a group holds one shard of its engine and "
+                                                    f"trains too): start a multiple of {tp} ranks with torchrun")
+    group = dist.tp_group(ctx, tp)
     eps_low, eps_high = cfg.clip_eps()
 
     run = start(cfg, ctx)
@@ -1147,14 +1177,22 @@ def train_rl(cfg: TrainConfig, ctx, signals: StopSignals) -> None:
         run.state = None  # the mapped optimizer state: not kept for the whole run
     saved = step
 
-    pool = rollout_pool(ctx) if r.async_rollouts else None
+    pool = rollout_pool(ctx, tp) if r.async_rollouts else None
+    if pool is not None and tp > 1 and ctx.main:
+        print(f"train.py: rl.async_rollouts with rl.engine.tensor_parallel_size {tp}: each step's rollouts are "
+              "generated between the training steps, not beside them (one step off-policy as configured, without "
+              "the overlap): the engine's collectives and the trainer's must not run at once", flush=True)
 
     def launch(s: int):
-        """Draw step s's prompts (every rank draws the same list, keeps its slice) and roll them out."""
-        items = sampler.sample(s, n_prompts)[ctx.rank * per_rank:(ctx.rank + 1) * per_rank]
+        """Draw step s's prompts (every rank draws the same list) and roll out its TP group's slice:
+        the ranks of a group give their one engine the same prompts and seeds; each keeps its own
+        share, the slice it would have at TP 1 (the batch does not depend on TP)."""
+        lo = group.start * per_rank
+        items = sampler.sample(s, n_prompts)[lo:group.stop * per_rank]
+        own = slice((ctx.rank - group.start) * per_rank, (ctx.rank - group.start + 1) * per_rank)
         if pool is None:
-            return generate_rollouts(engine, tok, cfg, ctx, s, items, ctx.rank * per_rank)
-        return pool.submit(generate_rollouts, engine, tok, cfg, ctx, s, items, ctx.rank * per_rank)
+            return generate_rollouts(engine, tok, cfg, ctx, s, items, lo, own)
+        return pool.submit(generate_rollouts, engine, tok, cfg, ctx, s, items, lo, own)
 
     log = Log(run_dir, cfg, ctx, step)
     peak = peak_flops(cfg, ctx)

@@ -169,7 +169,8 @@ def fake_vllm(monkeypatch, tok, calls: list, sleep_mode: bool = True, device: st
         def generate(self, prompts, params, use_tqdm):
             calls.append(("generate", prompts, params))
             lp = types.SimpleNamespace
-            return [lp(outputs=[lp(text=f"{p.seed}/{j}", token_ids=[7, 8], finish_reason="length" if j else "stop",
+            return [lp(outputs=[lp(text=f"{p.seed}/{j}", token_ids=[7, 8], finish_reason="length" if j or
+                                   (p.seed or 0) % 2 else "stop",
                                    logprobs=[{7: lp(logprob=-1.0), 9: lp(logprob=-3.0)}, {8: lp(logprob=-2.0)}])
                                 for j in range(p.n)], prompt_token_ids=prompt["prompt_token_ids"])
                     for prompt, p in zip(prompts, params)]
@@ -203,12 +204,14 @@ def fake_vllm(monkeypatch, tok, calls: list, sleep_mode: bool = True, device: st
         monkeypatch.setitem(sys.modules, name, mod)
 
 
-def test_vllm_engine_sends_one_seeded_request_per_prompt(tiny, monkeypatch):
-    """VLLMEngine against a stand-in for the vllm API: one request per prompt with n samples and
-    that prompt's seed, token-id prompts, behaviour log-probs."""
+def test_vllm_engine_sends_one_seeded_request_per_sample(tiny, monkeypatch):
+    """VLLMEngine against a stand-in for the vllm API: one request per sample, sample j of a prompt
+    seeded derive_seed(prompt seed, j) as the hf engine's (n independent draws, not vLLM's own
+    handling of n), token-id prompts, behaviour log-probs, the samples back in prompt order."""
     from transformers import AutoTokenizer
 
     from utils.engine import encode
+    from utils.records import derive_seed
 
     tok = AutoTokenizer.from_pretrained(tiny)
     calls = []
@@ -219,12 +222,16 @@ def test_vllm_engine_sends_one_seeded_request_per_prompt(tiny, monkeypatch):
     assert init["seed"] == 5 and init["distributed_executor_backend"] is None and eng.device == "cpu"
     prompts = [chat("Sort 3 1 2"), chat("Sort 2 1")]
     out = eng.generate(prompts, SamplingParams(n=3, temperature=0.6, max_tokens=9, logprobs=True), seeds=[11, 12])
-    (_, sent, params), = [c for c in calls if c[0] == "generate"]  # one call for every prompt
-    assert [p["prompt_token_ids"] for p in sent] == [encode(tok, p) for p in prompts]
-    assert [(p.n, p.seed, p.logprobs, p.max_tokens) for p in params] == [(3, 11, 0, 9), (3, 12, 0, 9)]
-    assert [[c.text for c in row] for row in out] == [["11/0", "11/1", "11/2"], ["12/0", "12/1", "12/2"]]
-    assert out[0][0].logprobs == [-1.0, -2.0] and out[0][0].seed == 11
-    assert [c.finish_reason for c in out[1]] == ["stop", "length", "length"]
+    (_, sent, params), = [c for c in calls if c[0] == "generate"]  # one call for every sample
+    seeds = [[derive_seed(s, j) for j in range(3)] for s in (11, 12)]
+    assert [p["prompt_token_ids"] for p in sent] == [encode(tok, p) for p in prompts for _ in range(3)]
+    assert [(p.n, p.seed, p.logprobs, p.max_tokens) for p in params] == [(1, s, 0, 9) for row in seeds for s in row]
+    assert len({s for row in seeds for s in row}) == 6
+    assert [[c.text for c in row] for row in out] == [[f"{s}/0" for s in row] for row in seeds]
+    assert out[0][0].logprobs == [-1.0, -2.0] and [c.seed for c in out[0]] == [11] * 3
+    assert [c.finish_reason for row in out for c in row] == ["length" if s % 2 else "stop" for r in seeds for s in r]
+    unseeded = eng.generate(prompts[:1], SamplingParams(n=2, seed=None))
+    assert [p.seed for p in calls[-1][2]] == [None, None] and [c.seed for c in unseeded[0]] == [None, None]
 
 
 def test_vllm_on_cpu_never_splits_a_prefill_and_fits_the_models_context(tiny, monkeypatch, capsys):
@@ -336,3 +343,28 @@ def test_draw_follows_temperature_and_top_p():
     sharp = probs ** 2 / (probs ** 2).sum()  # temperature 0.5 squares the probabilities
     assert freq(temperature=0.5) == pytest.approx(sharp.tolist(), abs=0.03)
     assert freq(temperature=0.0) == [1.0, 0, 0, 0]
+
+
+def test_evaluate_uses_every_visible_gpu_by_default(monkeypatch):
+    """evaluate.py's num_shards default (0): one shard per visible GPU at engine TP 1, as
+    puzzle_to_math line 135's 8 GPUs at vLLM TP 1; TP GPUs per shard; 1 on CPU and for endpoints."""
+    import evaluate
+
+    cfg = evaluate.EvalConfig()
+    assert cfg.num_shards == 0
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 8)
+    cfg.engine.backend = "vllm"
+    assert evaluate.default_shards(cfg) == 8
+    cfg.engine.tensor_parallel_size = 2
+    assert evaluate.default_shards(cfg) == 4
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3")
+    assert evaluate.default_shards(cfg) == 1
+    cfg.engine.tensor_parallel_size = 1
+    assert evaluate.default_shards(cfg) == 2
+    cfg.engine.backend = "openai"
+    assert evaluate.default_shards(cfg) == 1
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 0)  # CPU
+    cfg.engine.backend = "hf"
+    assert evaluate.default_shards(cfg) == 1

@@ -27,7 +27,7 @@ def _exe(path: Path, text: str) -> None:
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
 
 
-def stubs(tmp_path: Path, gpus: int, patch: str, hang_import: bool = False) -> dict:
+def stubs(tmp_path: Path, gpus: int, patch: str, hang_import: bool = False, hang_memplan: bool = False) -> dict:
     """An environment whose nvidia-smi lists `gpus` H200s on driver 535, and whose python runs
     `python -m utils.dist --probe` with `patch` applied to torch first (the real probe code)."""
     bin_ = tmp_path / "bin"
@@ -45,11 +45,13 @@ esac
     probe = (f"{patch}; import runpy, sys; sys.argv = ['utils.dist', '--probe']; "
              "runpy.run_module('utils.dist', run_name='__main__')")
     # a hung `import torch, vllm`: like a torchrun worker, it leaves a process in a session of its own
-    hang = (f"""case "$2" in "import torch, vllm"*)
+    hang = (f"""case "$2" in "import torch"*)
     "{sys.executable}" -c "import subprocess; subprocess.Popen(['sleep', '{SLEEPER}'], start_new_session=True)"
     exec sleep 600;;
 esac
 """ if hang_import else "")
+    if hang_memplan:  # the first item's step hangs
+        hang += 'if [ "$1 $2 $3" = "-m utils.memplan probe" ]; then exec sleep 600; fi\n'
     _exe(bin_ / "python", f"""#!/bin/sh
 if [ "$1 $2 $3" = "-m utils.dist --probe" ]; then exec "{sys.executable}" -c "{probe}"; fi
 {hang}exec "{sys.executable}" "$@"
@@ -118,7 +120,8 @@ def test_a_hung_step_is_stopped_at_its_limit_and_its_processes_killed(tmp_path):
         res = run(env, str(tmp_path / "out"), timeout=150)
         took = time.time() - t0
         assert res.returncode == 1 and res.stdout.splitlines()[-1].startswith(
-            "gpu_check: FAIL setup: " + env["PY"] + " cannot import torch and vllm: timed out"), res.stdout
+            "gpu_check: FAIL setup: " + env["PY"] + " cannot import torch"), res.stdout
+        assert "timed out" in res.stdout.splitlines()[-1]
         assert took < 75, took
         time.sleep(0.5)
         assert set(_strays()) - before == set()  # the worker in its own session was killed too
@@ -146,3 +149,83 @@ def test_no_sync_control_refuses_sleep_mode(monkeypatch):
     assert engine.VLLMEngine.sync_weights(types.SimpleNamespace(sleep_mode=False), iter(streamed)) is None
     with pytest.raises(engine.EngineError, match="--no-sync needs rl.engine.enable_sleep_mode=false"):
         engine.VLLMEngine.sync_weights(types.SimpleNamespace(sleep_mode=True), iter(streamed))
+
+
+ITEMS = ["memory", "sft", "rl", "fsdp", "model", "placement", "sync", "tp", "evaluate"]
+
+
+def dry_run(tmp_path, env: dict | None = None) -> subprocess.CompletedProcess:
+    env = {**{k: v for k, v in os.environ.items() if k != "CUDA_VISIBLE_DEVICES"}, **(env or {})}
+    env.setdefault("PY", sys.executable)
+    return run(env, "--dry-run", str(tmp_path / "out"), timeout=120)
+
+
+def test_dry_run_lists_every_item_torch_only_first_and_runs_nothing(tmp_path):
+    """--dry-run on CPU (CI): the prerequisites checked, each item with the commands it would run on
+    the GPU (bf16, the SmolLM2-shaped stand-in), the vLLM items one SKIP line each without vLLM."""
+    res = dry_run(tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    lines = res.stdout.splitlines()
+    items = [line.split(":")[0].split()[1] for line in lines if line.startswith("ITEM ")]
+    assert items == ITEMS  # the cheap torch-only items before the model build and vLLM
+
+    def block(name: str) -> str:  # the lines under an item's ITEM line
+        start = items.index(name)
+        at = [i for i, line in enumerate(lines) if line.startswith("ITEM ")] + [len(lines) - 1]
+        return "\n".join(lines[at[start] + 1:at[start + 1]])
+
+    assert "train.py stage=sft" in block("sft") and "model=" + str(tmp_path / "out" / "smolshape") in block("sft")
+    assert "rl.engine.backend=hf dtype=bfloat16" in block("rl") and "--nproc_per_node 1" in block("fsdp")
+    assert "strategy=fsdp" in block("fsdp") and "--vocab 151936 --tokens 8192" in block("memory")
+    vllm = subprocess.run([sys.executable, "-c", "import importlib.util as u, sys; sys.exit(u.find_spec('vllm') is None)"],
+                          cwd=ROOT).returncode == 0  # not here: pytest puts tests/ (and tests/vllm/) on sys.path
+    for name in ("placement", "sync", "tp", "evaluate"):
+        assert ("SKIP: vLLM is not installed" in block(name)) != vllm, block(name)
+    assert lines[-1] == f"gpu_check: dry run: {len(ITEMS)} items ({' '.join(ITEMS)}), nothing run; 0 prerequisite(s) missing"
+    ran = {p.name for p in (tmp_path / "out").iterdir()}
+    assert not ran & {"sft", "rl", "fsdp", "smolshape", "tiny"}, ran  # no run directory, no model built
+
+
+def test_dry_run_names_missing_prerequisites_and_the_wheels_to_bring(tmp_path):
+    """An offline node's stack: no omegaconf (train.py's config) and no C compiler on PATH: one line
+    each, the wheel named, exit 1; the items are still listed."""
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    for tool in ("bash", "sed", "grep", "cut", "head", "tail", "awk", "paste", "rm", "mkdir", "touch", "ls", "cat",
+                 "timeout", "sort", "env", "dirname"):
+        src = next((Path(d) / tool for d in os.environ["PATH"].split(":") if (Path(d) / tool).exists()), None)
+        if src:
+            (bin_ / tool).symlink_to(src)
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text(
+        "import importlib.util as u\n_find = u.find_spec\n"
+        "u.find_spec = lambda name, *a: None if name in ('omegaconf', 'math_verify') else _find(name, *a)\n")
+    res = dry_run(tmp_path, {"PATH": str(bin_), "PYTHONPATH": str(hide)})
+    assert res.returncode == 1, res.stdout + res.stderr
+    missing = [line for line in res.stdout.splitlines() if line.startswith("prerequisite")]
+    assert missing[0] == "prerequisite missing: omegaconf: the torch-only items import it (bring omegaconf==2.4.0)"
+    assert "prerequisite (not for the items): math_verify: no item imports it, the project does (bring " \
+           "math-verify==0.9.0)" in missing
+    assert "prerequisite missing: no C compiler (gcc or cc) on PATH: Triton cannot compile its launcher, pycosat " \
+           "cannot build" in missing
+    assert res.stdout.splitlines()[-1].endswith("nothing run; 2 prerequisite(s) missing")
+    assert sum(line.startswith("ITEM ") for line in res.stdout.splitlines()) == len(ITEMS)
+
+
+def test_items_the_budget_stops_are_skipped_with_their_seconds(tmp_path):
+    """The memory item hangs past what the budget leaves it: timed out at the budget, it is SKIP, and
+    so is every item after it (no time left), each line with its seconds; nothing FAILs."""
+    import re
+
+    env = stubs(tmp_path, 1, "import torch; torch.version.cuda = '13.0'; torch.cuda.is_available = lambda: True; "
+                             "torch.cuda.device_count = lambda: 1", hang_memplan=True)
+    env["GPU_CHECK_BUDGET"] = "85"  # the set-up takes ~15 s, the 45 s kill grace is kept: memory gets ~25 s
+    res = run(env, str(tmp_path / "out"), timeout=150)
+    lines = [line for line in res.stdout.splitlines() if re.match(r"(PASS|FAIL|SKIP) ", line)]
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert [line.split()[1] for line in lines] == ITEMS, res.stdout
+    assert all(re.match(r"SKIP \w+ \(\d+ s\): ", line) for line in lines), lines
+    assert re.match(r"SKIP memory \(\d+ s\): stopped by the 85 s budget: ", lines[0]), lines[0]
+    assert "stopped by the 85 s budget" in lines[1]  # sft: no time left
+    assert res.stdout.splitlines()[-1].startswith("gpu_check: 0 passed, 0 failed, 9 skipped in ")

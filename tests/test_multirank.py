@@ -230,8 +230,97 @@ def weights_of(model_dir) -> dict:
     return load_file(f"{model_dir}/model.safetensors")
 
 
+class RecordingVLLM:
+    """Stands in for utils.engine.VLLMEngine where there is no vLLM (FAKE_VLLM_LOG=<dir>): an hf
+    engine on its own fp32 copy of the model, writing to <dir>/rank<R>.jsonl what this rank's engine
+    was given: its seed and TP size, each generate call's prompts and seeds, each sync's tensor
+    names and shapes (a real TP engine must get the full tensors on every rank of the group)."""
+
+    def __init__(self, cfg, seed: int = 0):
+        from transformers import AutoModelForCausalLM
+
+        from utils.engine import HFEngine
+
+        self.hf = HFEngine(cfg, model=AutoModelForCausalLM.from_pretrained(cfg.model, dtype=torch.float32))
+        self.max_model_len, self.dtype = cfg.max_model_len, torch.float32
+        self.file = Path(os.environ["FAKE_VLLM_LOG"]) / f"rank{os.environ.get('RANK', 0)}.jsonl"
+        self._write(kind="init", seed=seed, tp=cfg.tensor_parallel_size)
+
+    def _write(self, **row):
+        with open(self.file, "a") as f:
+            f.write(json.dumps(row) + "\n")
+
+    def generate(self, prompts, params, seeds=None):
+        from utils.engine import last_user_text
+
+        self._write(kind="generate", prompts=[last_user_text(p) for p in prompts], seeds=list(seeds))
+        return self.hf.generate(prompts, params, seeds)
+
+    def sync_weights(self, named_tensors):
+        shapes = {}
+
+        def recorded():
+            for name, t in named_tensors:
+                shapes[name] = list(t.shape)
+                yield name, t
+
+        self.hf.sync_weights(recorded())
+        self._write(kind="sync", shapes=shapes)
+
+    def sleep(self):
+        pass
+
+    def close(self):
+        pass
+
+
+def engine_log(log_dir: Path, rank: int, kind: str) -> list[dict]:
+    return [r for r in map(json.loads, open(log_dir / f"rank{rank}.jsonl")) if r["kind"] == kind]
+
+
+@pytest.mark.parametrize("schedule", ["sync", "async"])
+def test_tensor_parallel_vllm_rollouts_serve_one_prompt_list_per_group(tiny, tmp_path, schedule):
+    """rl.engine.tensor_parallel_size=2 on 2 ranks (one TP group; FSDP2, so the synced weights are
+    gathered from shards), with a recording stand-in for vLLM: both ranks give the engine the same
+    prompts and seeds, the whole step's list, as the one TP-1 rank does; both engines get the same
+    seed; every sync hands every rank the full tensors; and each rank trains its own share only:
+    about half the micro-batches of the 1-rank TP-1 run, and the weights reach that run's (a
+    rollout missed would move them). Async: the TP run generates between the steps (no thread) and
+    reaches the 1-rank run's weights, whose rollouts come from a thread beside training."""
+    from transformers import AutoModelForCausalLM
+
+    args = BASE + ["rl.steps=2", "rl.engine.backend=vllm", f"model={tiny}", f"out_dir={tmp_path}",
+                   f"rl.async_rollouts={'true' if schedule == 'async' else 'false'}"]
+    logs = {name: tmp_path / f"log_{name}" for name in ("one", "tp2")}
+    for name, log in logs.items():
+        log.mkdir()
+        n = 1 if name == "one" else 2
+        torchrun(n, args + [f"name={name}"] + ([] if n == 1 else ["strategy=fsdp", "rl.engine.tensor_parallel_size=2"]),
+                 {"FAKE_VLLM_LOG": str(log)})
+    one = engine_log(logs["one"], 0, "generate")
+    r0, r1 = (engine_log(logs["tp2"], r, "generate") for r in (0, 1))
+    assert len(one) == 2 and len(one[0]["prompts"]) == 8 and len(set(one[0]["seeds"])) == 8
+    assert r0 == r1 == one  # per step: the same prompts and seeds on both ranks, the whole batch
+    assert [x["seed"] for r in (0, 1) for x in engine_log(logs["tp2"], r, "init")] == [0, 0]
+    full = {n: list(p.shape) for n, p in AutoModelForCausalLM.from_pretrained(tiny).named_parameters()}
+    for r in (0, 1):
+        syncs = engine_log(logs["tp2"], r, "sync")
+        assert len(syncs) == 3 and all(x["shapes"] == full for x in syncs)  # before step 1 and after each step
+    assert_same_weights(weights(tmp_path / "one"), weights(tmp_path / "tp2"))
+    m1, m2 = metrics(tmp_path / "one"), metrics(tmp_path / "tp2")
+    assert [x["reward_mean"] for x in m1] == [x["reward_mean"] for x in m2]
+    # each rank trains its half of the rows: the busiest rank's micro-batches, 16 of the 24 one rank
+    # runs (zero-advantage groups are skipped, unevenly); both ranks training every row would run all
+    # 24, and identical gradients on both would still reach the 1-rank weights
+    assert sum(x["micro_batches"] for x in m2) <= 0.75 * sum(x["micro_batches"] for x in m1)
+
+
 if __name__ == "__main__":  # the torchrun entry: train.py with the test env registered
     envs.REGISTRY["parity"] = "__main__:ParityEnv"
+    if os.environ.get("FAKE_VLLM_LOG"):
+        import utils.engine
+
+        utils.engine.VLLMEngine = RecordingVLLM
     import train
 
     train.main(sys.argv[1:])

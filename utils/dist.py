@@ -1,7 +1,7 @@
 """torchrun plumbing: process group, device, DDP / FSDP2 wrapping, small collectives.
 
-A plain `python train.py` run still gets a one-process gloo group, so the trainer has one code
-path (collectives over one process are no-ops in effect)."""
+A plain `python train.py` run still gets a one-process group (NCCL on a GPU, gloo on CPU), so
+the trainer has one code path (collectives over one process are no-ops in effect)."""
 from __future__ import annotations
 
 import datetime
@@ -111,13 +111,19 @@ def init(timeout_min: int = 60) -> Ctx:
         raise SystemExit(f"utils.dist: LOCAL_RANK {local_rank} but torch sees {torch.cuda.device_count()} GPU(s) "
                          f"(CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', '<unset>')}): start at "
                          "most that many processes per node (torchrun --nproc_per_node)")
-    if not dist.is_initialized():
-        if "RANK" in os.environ:
-            dist.init_process_group("nccl" if cuda else "gloo", timeout=datetime.timedelta(minutes=timeout_min))
-        else:
-            dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
-    if cuda:
+    if cuda:  # before the group: NCCL binds each communicator to the current device
         torch.cuda.set_device(local_rank)
+    if not dist.is_initialized():
+        # device_id: the NCCL communicator is made now, on this rank's GPU, not lazily on whatever
+        # device is current at the first collective. A plain one-process run on a GPU gets a
+        # one-process NCCL group too: vLLM builds its groups over the default one, and gloo has no
+        # reduce-scatter or all-gather of CUDA tensors, which FSDP2 (strategy=fsdp on one GPU) runs
+        kw = {"device_id": torch.device("cuda", local_rank)} if cuda else {}
+        backend = "nccl" if cuda else "gloo"
+        if "RANK" in os.environ:
+            dist.init_process_group(backend, timeout=datetime.timedelta(minutes=timeout_min), **kw)
+        else:
+            dist.init_process_group(backend, store=dist.HashStore(), rank=0, world_size=1, **kw)
     return Ctx(dist.get_rank(), dist.get_world_size(), local_rank,
                torch.device("cuda", local_rank) if cuda else torch.device("cpu"))
 
@@ -154,6 +160,14 @@ def pick_strategy(strategy: str, model: torch.nn.Module, ctx: Ctx, cfg=None) -> 
 def param_bytes(model: torch.nn.Module) -> int:
     """The parameters' bytes, each tensor at its own element size."""
     return sum(p.numel() * p.element_size() for p in model.parameters())
+
+
+def tp_group(ctx: Ctx, tp: int) -> range:
+    """The ranks that serve one tensor-parallel vLLM engine with this one: `tp` consecutive ranks
+    (vLLM under external_launcher lays out its TP groups so: ranks [k * tp, (k + 1) * tp), the
+    data-parallel engines outside them). tp = 1: this rank alone."""
+    first = ctx.rank // tp * tp
+    return range(first, first + tp)
 
 
 def device_mesh(strategy: str, ctx: Ctx, shard_size: int = 0):

@@ -7,10 +7,11 @@
 A prompt is a chat (a list of {"role", "content"} messages; the chat template is applied here, by
 the caller of the model, never stored in records) or a plain string (used as-is: already templated).
 
-Seeds: prompt i gets seed `seeds[i]` if given, else derive_seed(params.seed, i). With vLLM that is
-one request with n samples and that seed (vLLM varies the n samples itself); with HF, sample j
-draws from its own torch.Generator seeded derive_seed(seed_i, j). Completion.seed records the
-prompt's seed. A sampling seed of None means nondeterministic.
+Seeds: prompt i gets seed `seeds[i]` if given, else derive_seed(params.seed, i), and its sample j
+draws from a generator of its own seeded derive_seed(seed_i, j): n independent draws, each
+reproducible alone, whatever else is in the batch (HF: a torch.Generator per row; vLLM: one request
+per sample with that seed). Completion.seed records the prompt's seed. A sampling seed of None
+means nondeterministic.
 
 Backends:
 - hf      transformers model on CPU/GPU with our own batched sampling loop (per-sample generators,
@@ -382,7 +383,11 @@ class VLLMEngine:
     """Offline vllm.LLM in this process. Under torchrun each rank owns one engine on its own device
     (distributed_executor_backend="external_launcher": vLLM joins the trainer's process group and
     places its worker on cuda:LOCAL_RANK; without it, TP=1 means the uniproc executor on device 0
-    for every rank).
+    for every rank). With tensor_parallel_size=TP > 1 under torchrun, TP consecutive ranks build one
+    engine together, each holding one shard (vLLM's TP groups are ranks [k*TP, (k+1)*TP)): they must
+    call generate with the same prompts and seeds (train.py's launch) and the engines' seed must
+    agree; sync_weights gets the full tensors on every rank of the group and vLLM's weight loaders
+    keep each rank's shard.
 
     Colocated with training: `sleep()` after the rollouts frees the weights and the KV cache (level
     2: the weights are overwritten by the next sync anyway, so copying them to host and back, as
@@ -456,22 +461,24 @@ class VLLMEngine:
             raise EngineError("vLLM engine is asleep (level 2: no weights): sync_weights() wakes it")
         pseeds = _prompt_seeds(len(prompts), params, seeds)
         encoded = [encode(self.tokenizer, p, **_template_vars(self.cfg)) for p in prompts]
-        sps = [VSP(n=params.n, temperature=params.temperature, top_p=params.top_p, max_tokens=params.max_tokens,
-                   seed=s, stop=list(params.stop) or None, logprobs=0 if params.logprobs else None)
-               for s in pseeds]
-        results = self.llm.generate([TokensPrompt(prompt_token_ids=e) for e in encoded], sps, use_tqdm=False)
-        out = []
-        for res, s in zip(results, pseeds):
-            comps = []
-            for o in res.outputs:
-                lps = None
-                if params.logprobs and o.logprobs is not None:
-                    lps = [float(step[t].logprob) for step, t in zip(o.logprobs, o.token_ids)]
-                comps.append(Completion(text=o.text, token_ids=list(o.token_ids), logprobs=lps,
-                                        finish_reason="length" if o.finish_reason == "length" else "stop",
-                                        seed=s, prompt_token_ids=list(res.prompt_token_ids)))  # what vLLM saw
-            out.append(comps)
-        return out
+        # one request per sample, seeded as the hf engine's sample j (see the module docstring): the n
+        # samples of a prompt are n independent draws by construction, not by vLLM's handling of n
+        # (V1 fans a request with n and a seed out into n requests seeded seed + j: also independent)
+        reqs = [(i, j) for i in range(len(prompts)) for j in range(params.n)]
+        sps = [VSP(n=1, temperature=params.temperature, top_p=params.top_p, max_tokens=params.max_tokens,
+                   seed=None if pseeds[i] is None else derive_seed(pseeds[i], j), stop=list(params.stop) or None,
+                   logprobs=0 if params.logprobs else None) for i, j in reqs]
+        results = self.llm.generate([TokensPrompt(prompt_token_ids=encoded[i]) for i, _ in reqs], sps, use_tqdm=False)
+        out: list[list[Completion | None]] = [[None] * params.n for _ in prompts]
+        for (i, j), res in zip(reqs, results):
+            o = res.outputs[0]
+            lps = None
+            if params.logprobs and o.logprobs is not None:
+                lps = [float(step[t].logprob) for step, t in zip(o.logprobs, o.token_ids)]
+            out[i][j] = Completion(text=o.text, token_ids=list(o.token_ids), logprobs=lps,
+                                   finish_reason="length" if o.finish_reason == "length" else "stop",
+                                   seed=pseeds[i], prompt_token_ids=list(res.prompt_token_ids))  # what vLLM saw
+        return out  # type: ignore[return-value]
 
     def sync_weights(self, named_tensors: Iterable[tuple[str, Any]]) -> None:
         """Stream (HF parameter name, full tensor) pairs into the engine one at a time: the
