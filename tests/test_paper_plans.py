@@ -17,13 +17,7 @@ import paper_plans  # noqa: E402
 
 PLANS = paper_plans.plans()
 # runs that do not fit by the plan, each with why; the test fails once one fits (then drop it here)
-KNOWN_MISFITS = {
-    # code_rl line 57's 'asynchronous variant' (tests/data/paper_values/code_rl.yaml) keeps vLLM awake beside
-    # training, and tensor-parallel engines are refused with async rollouts (NCCL): a TP-1 engine's bf16
-    # weights alone are 61 GB of the H100's 80
-    "code_rl/qwen2.5_32b.yaml": "async rollouts need a TP-1 engine: 32B bf16 weights fill the GPU",
-    "code_rl/qwen32b_real25k_synth_real_aug.yaml": "as code_rl/qwen2.5_32b.yaml",
-}
+KNOWN_MISFITS: dict[str, str] = {}  # none today: every paper run fits its hardware by the plan
 
 
 def test_every_paper_training_config_is_planned():
