@@ -471,6 +471,44 @@ def add_traces(rows: list[dict], cfg: TeacherConfig, seed: int) -> list[dict]:
         for text, steps in teach(rec, cfg.samples, cfg.detour_rate, seed):
             if text not in good and envs.score(rec, text).correct:
                 good[text] = steps
+        if not good:  # the search always ends on the solution: a wrong board is a bug of the teacher
+            raise RuntimeError(f"teacher: no trace of {rec['id']} scores correct")
         out.append({**rec, "responses": list(good), "steps": list(good.values()),
                     "traces": {"k": cfg.samples, "correct": len(good)}})
     return out
+
+
+def write_traces(cfg: TeacherConfig, out: str, seed: int, splits: list[str]) -> dict:
+    """mode=teacher_traces, after generate.py has written the records: every shard of a split not
+    named test* gets its rows' traces (add_traces), rewritten in place (atomically). A shard whose
+    rows have `responses` already is finished: re-running skips it. Returns the manifest's section."""
+    from utils.records import is_test_split, read_jsonl, shard_paths, write_jsonl
+
+    stats: dict[str, dict] = {}
+    for split in splits:
+        if is_test_split(split):
+            continue
+        for path in shard_paths(out, split):
+            rows = list(read_jsonl(path))
+            if not all("responses" in r for r in rows):
+                rows = add_traces(rows, cfg, seed)
+                write_jsonl(path, rows)
+            for r in rows:
+                s = stats.setdefault(f"{split} {r['env']} {r['meta']['width']}x{r['meta']['height']}",
+                                     {"records": 0, "responses": 0, "with_backtrack": 0, "words": []})
+                s["records"] += 1
+                s["responses"] += len(r["responses"])
+                s["with_backtrack"] += sum(any(x["label"] == "backtrack" for x in st) for st in r["steps"])
+                s["words"] += [len(t.split()) for t in r["responses"]]
+    for s in stats.values():
+        words = sorted(s.pop("words"))
+        s["words_median"], s["words_p90"] = words[len(words) // 2], words[int(0.9 * (len(words) - 1))]
+    return {"samples": cfg.samples, "detour_rate": cfg.detour_rate, "per_split": stats}
+
+
+def format_summary(s: dict) -> str:
+    lines = [f"teacher traces (K={s['samples']}, detour_rate={s['detour_rate']}):"]
+    for key, c in s["per_split"].items():
+        lines.append(f"  {key}: {c['records']} records, {c['responses']} traces ({c['with_backtrack']} with a "
+                     f"backtrack), words per trace median {c['words_median']}, p90 {c['words_p90']}")
+    return "\n".join(lines)
