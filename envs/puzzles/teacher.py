@@ -31,8 +31,8 @@ The labels travel with the rows (`steps`, one list per response) so an analysis 
 the span classifier's; they are not part of the classifier's training data (data/spans/).
 
 Sizes: any size the env generates, up to MAX_SIDE per side (longer traces would not fit the CPU
-budget); Pattern 3x3 and 4x4 and Undead 3x3 are below Tatham's minimum sizes (5x5 / 4x4 in our
-ladders), which is fine for the study (its own grids, documented in docs/envs.md).
+budget). The study's Pattern 4x4 and Undead 3x3 are below the smallest rungs of our ladders (5x5,
+4x4) and of Tatham's presets, though his apps still open them (Undead wants sides >= 3).
 """
 from __future__ import annotations
 
