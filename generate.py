@@ -24,10 +24,11 @@ from envs.code.data import SeedsConfig, SelectConfig
 from envs.code.synth import SynthConfig
 from envs.compose.dataset import RacesGenConfig
 from envs.compose.llm_bricks import BricksGenConfig
+from envs.puzzles.teacher import TeacherConfig
 from envs.traces import TracesConfig
 from utils.config import field, load
 
-MODES = ("envs", "races", "bricks", "sft_traces", "synth", "seeds", "select")
+MODES = ("envs", "races", "bricks", "sft_traces", "synth", "seeds", "select", "teacher_traces")
 
 
 @dataclass
@@ -65,12 +66,17 @@ class GenerateConfig:
                                                    "seeds (envs/code/data.py)")
     select: SelectConfig = field(SelectConfig(), help="mode=select: a subset of records, per env or level, or "
                                                       "matched to a pass-rate histogram (envs/code/data.py)")
+    teacher: TeacherConfig = field(TeacherConfig(), help="mode=teacher_traces: the records of `splits` as for "
+                                                         "mode=envs, and on every split not named test* the "
+                                                         "procedural teacher's SFT traces (envs/puzzles/teacher.py)")
 
     def validate(self):
         if Path(self.out).exists() and not Path(self.out).is_dir():
             yield "out", f"{self.out} is a file, not a directory"
-        if self.mode == "envs" and not self.splits:
+        if self.mode in ("envs", "teacher_traces") and not self.splits:
             yield "splits", "no splits given"
+        if self.mode == "teacher_traces":
+            yield from self.teacher.validate(self.splits)
         if self.mode == "races":
             yield from ((f"races.{key}", msg) for key, msg in self.races.validate())
         if self.mode == "bricks":
@@ -303,7 +309,7 @@ def first_records(cfg: GenerateConfig) -> None:
 
 # Settings that decide each mode's output (its `fingerprint` file): a directory made with others is refused.
 OUTPUT_KEYS = {"envs": ("seed", "shard_size", "max_attempts", "splits"), "races": ("seed", "shard_size", "races"),
-               "synth": ("seed", "synth")}
+               "synth": ("seed", "synth"), "teacher_traces": ("seed", "shard_size", "max_attempts", "splits", "teacher")}
 
 
 def traces_records(cfg: GenerateConfig) -> None:
@@ -357,7 +363,7 @@ def main(argv: list[str]) -> None:
     from utils.records import remove_stale_temps
     from utils.runlock import Locked, RunLock
 
-    if cfg.mode == "envs":
+    if cfg.mode in ("envs", "teacher_traces"):
         first_records(cfg)
     if cfg.mode == "sft_traces":
         traces_records(cfg)
@@ -385,6 +391,14 @@ def run_mode(cfg: GenerateConfig, selected: tuple[list[dict], dict] | None = Non
         summary = generate_envs(cfg)
         atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps(summary, indent=2) + "\n")
         print_summary(summary)
+    elif cfg.mode == "teacher_traces":  # the records as mode=envs writes them, then the traces of the train splits
+        from envs.puzzles.teacher import format_summary, write_traces
+
+        summary = generate_envs(cfg)
+        summary["teacher"] = write_traces(cfg.teacher, cfg.out, cfg.seed, list(cfg.splits))
+        atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps(summary, indent=2) + "\n")
+        print_summary(summary)
+        print(format_summary(summary["teacher"]))
     elif cfg.mode == "races":
         from envs.compose.dataset import format_summary, generate_races
 
