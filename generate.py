@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -210,7 +211,9 @@ def generate_envs(cfg: GenerateConfig) -> dict:
     summary: dict[str, dict[str, int]] = {}
     made = 0
     t0 = time.time()
-    pool = get_context("fork").Pool(cfg.workers) if cfg.workers > 1 else None
+    from utils import stopping
+
+    pool = get_context("fork").Pool(cfg.workers, stopping.worker_init, (os.getpid(),)) if cfg.workers > 1 else None
     try:
         for split, entries in splits.items():
             jobs = [(e_idx, i) for e_idx, e in enumerate(entries) for i in range(e.count)]
@@ -249,9 +252,9 @@ def generate_envs(cfg: GenerateConfig) -> dict:
             bar.close()
             for e in entries:
                 counts[entry_key(e)] = counts.get(entry_key(e), 0) + e.count
-    finally:
+    finally:  # terminate, never close + join: after a stop signal, join would wait for jobs never to be done
         if pool:
-            pool.close()
+            pool.terminate()
             pool.join()
     seconds = time.time() - t0
     from utils.records import is_test_split
@@ -434,4 +437,6 @@ def run_mode(cfg: GenerateConfig, selected: tuple[list[dict], dict] | None = Non
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    from utils import stopping
+
+    stopping.run("generate.py", main, sys.argv[1:])
