@@ -287,17 +287,34 @@ def todo_problems(cfg: EvalConfig, out: Path, benches: list, problems: dict) -> 
     return todo
 
 
+def env_record_files(b: BenchmarkConfig) -> list[Path]:
+    """The local JSONL files an env benchmark reads (as utils/benchmarks.py finds them: a glob, a
+    directory's <split>-*.jsonl shards, or one file); [] for other kinds and sources."""
+    import glob
+
+    if b.kind != "env":
+        return []
+    if any(c in b.path for c in "*?["):
+        return [Path(f) for f in sorted(glob.glob(b.path)) if f.endswith(".jsonl")]
+    p = Path(b.path)
+    return sorted(p.glob(f"{b.split}-*.jsonl")) if p.is_dir() else [p] if p.suffix == ".jsonl" and p.is_file() else []
+
+
 def load_benchmarks(cfg: EvalConfig) -> list[tuple[BenchmarkConfig, list]]:
     """Every benchmark's problems. A bad, corrupt or empty file raises ConfigError naming
     benchmarks.<i>.path, the config file, and the field or line in the data file. Env records must
     name a registered env (else every sample would fail at grading, after sampling)."""
     from utils.benchmarks import load_problems
     from utils.config import ConfigError, source
+    from utils.records import read_prompt_records
 
     benches = []
     for i, b in enumerate(cfg.benchmarks):
         key = f"benchmarks.{i}.path"
         try:
+            for f in env_record_files(b):  # each record checked where it is read: the file and line named
+                for _ in read_prompt_records(f):
+                    pass
             ps = load_problems(b)
         except ValueError as e:
             raise ConfigError(key, source(cfg, key), str(e)) from None

@@ -174,6 +174,17 @@ def envs_fingerprint(cfg: GenerateConfig) -> str:
         sort_keys=True).encode()).hexdigest()[:16]
 
 
+def traces_fingerprint(cfg: GenerateConfig, problems: list[dict]) -> str:
+    """What decides mode=sft_traces shards: the settings (the teacher's speed settings aside) and
+    the input records themselves (a file rewritten in place is other input)."""
+    from evaluate import SPEED_KEYS
+
+    traces = asdict(cfg.traces)
+    traces["teacher"] = {k: v for k, v in traces["teacher"].items() if k not in SPEED_KEYS}
+    return hashlib.sha256(json.dumps([cfg.seed, cfg.shard_size, traces, problems], sort_keys=True,
+                                     default=str).encode()).hexdigest()[:16]
+
+
 def finished_shard(path: Path, count: int) -> list[dict] | None:
     """The records of a shard an earlier run wrote, or None when it must be made (again): missing,
     short of its `count` records (a copy cut at a line boundary) or not JSONL (torn, garbage); the
@@ -202,7 +213,6 @@ def generate_envs(cfg: GenerateConfig) -> dict:
 
     out = Path(cfg.out)
     splits = cfg.splits
-    atomic_write_text(out / "fingerprint", envs_fingerprint(cfg) + "\n")  # main() refused any other one
 
     def seed_of(split, e_idx, i, attempt):
         return derive_seed(cfg.seed, split, e_idx, i, attempt)
@@ -315,23 +325,25 @@ def first_records(cfg: GenerateConfig) -> None:
 
 # Settings that decide each mode's output (its `fingerprint` file): a directory made with others is refused.
 OUTPUT_KEYS = {"envs": ("seed", "shard_size", "max_attempts", "splits"), "races": ("seed", "shard_size", "races"),
-               "synth": ("seed", "synth")}
+               "synth": ("seed", "synth"), "sft_traces": ("seed", "shard_size", "traces")}
 
 
-def traces_records(cfg: GenerateConfig) -> None:
-    """mode=sft_traces: read the input records before anything is written, so that a file that is
-    not JSONL, or inputs without a single record, are one line naming the key."""
+def traces_records(cfg: GenerateConfig) -> list[dict]:
+    """mode=sft_traces: read and check the input records before anything is written, so that a
+    file that is not JSONL, a row without a string prompt, or inputs without a single record, are
+    one line naming the key, the file and the line."""
+    from envs.traces import load_inputs
     from utils.config import fail
-    from utils.records import DataError, load_split
+    from utils.records import DataError
 
-    n = 0
-    for i, path in enumerate(cfg.traces.records):
-        try:
-            n += len(load_split(path, cfg.traces.records_split))
-        except DataError as e:
-            fail(cfg, f"traces.records.{i}", str(e), "generate.py")
-    if n == 0:
+    try:
+        problems = load_inputs(cfg.traces)
+    except DataError as e:
+        bad = next((i for i, p in enumerate(cfg.traces.records) if str(e).startswith(str(p))), None)
+        fail(cfg, "traces.records" + (f".{bad}" if bad is not None else ""), str(e), "generate.py")
+    if not problems:
         fail(cfg, "traces.records", f"no records in {cfg.traces.records}: no problems for the teacher", "generate.py")
+    return problems
 
 
 def select_records(cfg: GenerateConfig) -> tuple[list[dict], dict]:
@@ -347,20 +359,25 @@ def select_records(cfg: GenerateConfig) -> tuple[list[dict], dict]:
         fail(cfg, "select.match" if match else "select.data", str(e), "generate.py")
 
 
-def refuse_other_settings(cfg: GenerateConfig) -> None:
+def refuse_other_settings(cfg: GenerateConfig, fingerprint: str | None) -> None:
     """One line (exit 2) when out= holds a dataset that other settings made, before anything is
     written: its shards, config.yaml and run_info.json stay as they were."""
     from utils.config import config_changes, fail
 
+    from evaluate import SPEED_KEYS
+
     out, keys = Path(cfg.out), OUTPUT_KEYS.get(cfg.mode, ()) + ("mode",)
-    changed = [c for c in config_changes(out / "config.yaml", cfg) if c.split(":")[0].split(".")[0] in keys]
+    speed = tuple(f"traces.teacher.{k}" for k in SPEED_KEYS)  # a slower teacher makes the same traces
+    changed = [c for c in config_changes(out / "config.yaml", cfg, ignore=speed) if c.split(":")[0].split(".")[0] in keys]
     if changed:
         fail(cfg, changed[0].split(":")[0], f"{out} holds a dataset made with other settings ({'; '.join(changed)}): "
                                             f"choose another out= or delete it", "generate.py")
-    fp_file = out / "fingerprint"  # config.yaml missing or edited by hand
-    if cfg.mode == "envs" and fp_file.exists() and fp_file.read_text().strip() != envs_fingerprint(cfg):
-        fail(cfg, "out", f"{out} holds a dataset made with other settings (its fingerprint file says so): choose "
-                         f"another out= or delete it", "generate.py")
+    fp_file = out / "fingerprint"  # config.yaml missing or edited by hand; traces: the input records changed
+    if fingerprint is not None and fp_file.exists() and fp_file.read_text().strip() != fingerprint:
+        fail(cfg, "traces.records" if cfg.mode == "sft_traces" else "out",
+             f"{out} holds a dataset made with other settings" + (" or input records" if cfg.mode == "sft_traces"
+                                                                   else "") +
+             " (its fingerprint file says so): choose another out= or delete it", "generate.py")
 
 
 def main(argv: list[str]) -> None:
@@ -369,11 +386,19 @@ def main(argv: list[str]) -> None:
     from utils.records import remove_stale_temps
     from utils.runlock import Locked, RunLock
 
+    from utils import stopping
+    from utils.records import atomic_write_text
+
+    fingerprint, inputs = None, None  # inputs: read (and checked) before anything is written
     if cfg.mode == "envs":
         first_records(cfg)
+        fingerprint = envs_fingerprint(cfg)
     if cfg.mode == "sft_traces":
-        traces_records(cfg)
-    selected = select_records(cfg) if cfg.mode == "select" else None
+        inputs = traces_records(cfg)
+        fingerprint = traces_fingerprint(cfg, inputs)
+    if cfg.mode == "select":
+        inputs = select_records(cfg)
+    stopping.writable_dir("generate.py", cfg.out)  # a file in the way, a read-only disk: one line now
     lock = RunLock(cfg.out, "generate.py")
     try:  # two runs into one directory would mix their shards and provenance
         lock.acquire()
@@ -381,16 +406,21 @@ def main(argv: list[str]) -> None:
         print(f"generate.py: {e}", file=sys.stderr)
         sys.exit(2)
     try:
-        refuse_other_settings(cfg)
+        refuse_other_settings(cfg, fingerprint)
         remove_stale_temps(cfg.out)  # a killed run's half-written files; none is in use while we hold the lock
         save_run_info(cfg, cfg.out, seed=cfg.seed)
-        run_mode(cfg, selected)
+        if fingerprint is not None:
+            atomic_write_text(Path(cfg.out) / "fingerprint", fingerprint + "\n")
+        run_mode(cfg, inputs)
+    except OSError as e:  # disk full, read-only: one line; finished shards stay, to resume from
+        stopping.io_fault("generate.py", cfg.out, e)
     finally:
         lock.release()
 
 
-def run_mode(cfg: GenerateConfig, selected: tuple[list[dict], dict] | None = None) -> None:
-    """Make the mode's output in cfg.out (mode=select: write `selected`, select_records' result)."""
+def run_mode(cfg: GenerateConfig, inputs=None) -> None:
+    """Make the mode's output in cfg.out from `inputs`: mode=select the selection (select_records'
+    result), mode=sft_traces the problems (traces_records')."""
     from utils.records import atomic_write_text
 
     if cfg.mode == "envs":
@@ -412,7 +442,7 @@ def run_mode(cfg: GenerateConfig, selected: tuple[list[dict], dict] | None = Non
     elif cfg.mode == "sft_traces":
         from envs.traces import format_summary, generate_traces
 
-        summary = generate_traces(cfg.traces, cfg.out, cfg.seed, cfg.shard_size)
+        summary = generate_traces(cfg.traces, cfg.out, cfg.seed, cfg.shard_size, inputs)
         atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps(summary, indent=2) + "\n")
         print(format_summary(summary))
     elif cfg.mode == "synth":
@@ -430,7 +460,7 @@ def run_mode(cfg: GenerateConfig, selected: tuple[list[dict], dict] | None = Non
 
             write_jsonl(Path(cfg.out) / "seeds.jsonl", rows)
         else:
-            rows, report = selected
+            rows, report = inputs
             data.write_shards(Path(cfg.out), rows, cfg.shard_size)
         atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps({"out": cfg.out, "counts": report}, indent=2) + "\n")
         print(data.format_report(cfg.mode, cfg.out, report, len(rows)))

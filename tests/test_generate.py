@@ -193,7 +193,7 @@ def test_stale_temp_files_of_a_killed_run_are_removed(tmp_path, capsys):
 def test_bad_generate_inputs_are_one_line(tmp_path, capsys):
     """Issue 21 items 7 and 8: each stops before anything is written, one line naming the key."""
     (tmp_path / "afile").write_text("x")
-    (tmp_path / "garbage.jsonl").write_bytes(b'{"id": "a"}\n{oops\n')
+    (tmp_path / "garbage.jsonl").write_bytes(b'{"id": "a", "env": "sorting", "prompt": "p"}\n{oops\n')
     (tmp_path / "empty.jsonl").write_text("")
     (tmp_path / "noweights").mkdir()
     (tmp_path / "noweights" / "config.json").write_text("{}")

@@ -100,6 +100,32 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[dict]:
                 yield _parse_line(path, n, raw)
 
 
+def read_prompt_records(path: str | os.PathLike, check=None) -> Iterator[dict]:
+    """read_jsonl for rows a model is prompted with (env records, traces input): each row checked
+    where it is read, so that a row that is not a JSON object, has no string `prompt`, or fails
+    `check` (a function returning what is wrong with a row, or None) is a DataError naming the
+    file and the line, before anything is sampled or written."""
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise DataError(f"{path}: {e.strerror}") from None
+    with f:
+        for n, raw in enumerate(f, 1):
+            if not raw.strip():
+                continue
+            row = _parse_line(path, n, raw)
+            if not isinstance(row, dict):
+                raise DataError(f"{path}:{n}: not a JSON object (got {type(row).__name__})")
+            if not isinstance(row.get("prompt"), str):
+                got = "missing" if "prompt" not in row else f"got {type(row['prompt']).__name__}"
+                problem = f"no string prompt ({got})"
+            else:
+                problem = check(row) if check else None
+            if problem:
+                raise DataError(f"{path}:{n}: record {row.get('id', '<no id>')}: {problem}")
+            yield row
+
+
 def append_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
     """Append lines and fsync (for caches such as samples.jsonl that grow as results arrive).
 
