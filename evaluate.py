@@ -350,6 +350,13 @@ def evaluate(cfg: EvalConfig, out: Path, benches: list) -> dict[tuple[str, str],
     samples_path = samples_file(out, cfg)
     graders = Graders(cfg)
 
+    def write(rows):
+        try:
+            append_jsonl(samples_path, rows)
+        except OSError as e:  # a write or fsync error names no file: this one (utils/stopping.py reports it)
+            e.filename = e.filename or str(samples_path)
+            raise
+
     def row(b, p, j: int, seed, tokens, finish_reason, text: str, grade: dict) -> dict:
         sample_key, grade_key = problems[(b.name, p.id)]
         return {"benchmark": b.name, "problem_id": p.id, "sample_key": sample_key, "grade_key": grade_key,
@@ -362,7 +369,7 @@ def evaluate(cfg: EvalConfig, out: Path, benches: list) -> dict[tuple[str, str],
             grades = graders.grade(b, p, [r["response"] for r in stale])
             rows += [row(b, p, r["sample"], r["seed"], r.get("tokens"), r.get("finish_reason"), r["response"], g)
                      for r, g in zip(stale, grades)]
-        append_jsonl(samples_path, rows)
+        write(rows)
         print(f"evaluate.py: graded {len(rows)} samples of {len(stale_problems)} problems again (gold answer or "
               f"grading settings changed since they were graded)", file=sys.stderr, flush=True)
 
@@ -372,7 +379,7 @@ def evaluate(cfg: EvalConfig, out: Path, benches: list) -> dict[tuple[str, str],
             grades = graders.grade(b, p, [c.text for c in comps])
             rows += [row(b, p, j, c.seed, len(c.token_ids) or None, c.finish_reason, c.text, g)
                      for j, (c, g) in enumerate(zip(comps, grades))]
-        append_jsonl(samples_path, rows)
+        write(rows)
         bar.update(len(rows), gen_s=f"{gen_s:.1f}")
 
     to_sample = [(b, p) for b, p, stale in todo if stale is None]

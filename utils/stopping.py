@@ -99,8 +99,13 @@ def io_fault(prog: str, path, e: OSError, code: int = 1) -> None:
     error names no file) and the cause, then exit `code`; any other OSError is raised on."""
     if e.errno not in FAULTS:
         raise e
-    where = e.filename if e.filename is not None else path
-    cause = f"{where} is a file, not a directory" if e.errno in (errno.ENOTDIR, errno.EEXIST) else FAULTS[e.errno]
+    from pathlib import Path
+
+    where = Path(e.filename if e.filename is not None else path)
+    cause = FAULTS[e.errno]
+    if e.errno in (errno.ENOTDIR, errno.EEXIST):  # name the file in the way: the path or one of its parents
+        cause = f"{next((p for p in (where, *where.parents) if p.exists() and not p.is_dir()), where)} is a file, " \
+                f"not a directory"
     print(f"{prog}: cannot write {where}: {cause}; fix it and re-run the same command to resume", file=sys.stderr,
           flush=True)
     sys.exit(code)
