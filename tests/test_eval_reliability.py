@@ -65,8 +65,8 @@ def test_stopping_the_shard_launcher_stops_its_shards_and_resumes(tmp_path):
     from utils.tiny import build_tiny
 
     model = build_tiny(tmp_path / "tiny")
-    env_records(tmp_path / "recs.jsonl", count=8)
-    common = [f"out_root={tmp_path}", "name=e", f"model={model}", "n=2", "k=[1]", "max_tokens=24",
+    env_records(tmp_path / "recs.jsonl", count=60)
+    common = [f"out_root={tmp_path}", "name=e", f"model={model}", "n=4", "k=[1]", "max_tokens=32",
               "batch_problems=1", "bootstrap=10", "engine.device=cpu", "num_shards=2",
               f"benchmarks=[{{name: p, kind: env, path: {tmp_path / 'recs.jsonl'}}}]"]
     out = tmp_path / "e"
@@ -77,8 +77,9 @@ def test_stopping_the_shard_launcher_stops_its_shards_and_resumes(tmp_path):
         os.kill(p.pid, sig)  # the launcher only, as `kill` or SLURM would
         t0 = time.time()
         _, err = p.communicate(timeout=60)
-        wait_for(lambda: not any(running(q) for q in pids), 30, f"the shards {pids} to end after {sig.name}")
-        assert time.time() - t0 < 30, f"{sig.name}: took {time.time() - t0:.0f} s"
+        assert time.time() - t0 < 15, f"{sig.name}: the launcher took {time.time() - t0:.0f} s to exit"
+        # long before they could have finished their ~15 s of sampling each
+        wait_for(lambda: not any(running(q) for q in pids), 5, f"the shards {pids} to end after {sig.name}")
         assert p.returncode == -signal.SIGKILL if sig == signal.SIGKILL else p.returncode == 143, (sig, err)
         if sig == signal.SIGTERM:
             assert "Traceback" not in err and err.strip().splitlines()[-1] == \
@@ -86,7 +87,7 @@ def test_stopping_the_shard_launcher_stops_its_shards_and_resumes(tmp_path):
     done = run(common)  # the same command resumes and finishes
     assert done.returncode == 0, done.stderr
     results = json.loads((out / "results.json").read_text())
-    assert results["benchmarks"]["p"]["problems"] == 8
+    assert results["benchmarks"]["p"]["problems"] == 60
     assert "stopped by SIGTERM" in (out / "shard0of2.log").read_text()  # a shard's own line, in its log
 
 
