@@ -324,8 +324,11 @@ def first_records(cfg: GenerateConfig) -> None:
 
 
 # Settings that decide each mode's output (its `fingerprint` file): a directory made with others is refused.
+# Every mode is refused over an output of other settings, those that remake their output whole
+# on each run (bricks, seeds, select) too: their folder is then always what its config.yaml says.
 OUTPUT_KEYS = {"envs": ("seed", "shard_size", "max_attempts", "splits"), "races": ("seed", "shard_size", "races"),
-               "synth": ("seed", "synth"), "sft_traces": ("seed", "shard_size", "traces")}
+               "synth": ("seed", "synth"), "sft_traces": ("seed", "shard_size", "traces"), "bricks": ("seed", "bricks"),
+               "seeds": ("seeds",), "select": ("seed", "shard_size", "select")}
 
 
 def traces_records(cfg: GenerateConfig) -> list[dict]:
@@ -421,7 +424,7 @@ def main(argv: list[str]) -> None:
 def run_mode(cfg: GenerateConfig, inputs=None) -> None:
     """Make the mode's output in cfg.out from `inputs`: mode=select the selection (select_records'
     result), mode=sft_traces the problems (traces_records')."""
-    from utils.records import atomic_write_text
+    from utils.records import atomic_write_text, shard_paths
 
     if cfg.mode == "envs":
         summary = generate_envs(cfg)
@@ -461,6 +464,8 @@ def run_mode(cfg: GenerateConfig, inputs=None) -> None:
             write_jsonl(Path(cfg.out) / "seeds.jsonl", rows)
         else:
             rows, report = inputs
+            for stale in shard_paths(cfg.out, "train"):  # an earlier selection's: fewer input records, fewer shards
+                stale.unlink()
             data.write_shards(Path(cfg.out), rows, cfg.shard_size)
         atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps({"out": cfg.out, "counts": report}, indent=2) + "\n")
         print(data.format_report(cfg.mode, cfg.out, report, len(rows)))
