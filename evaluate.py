@@ -6,7 +6,12 @@
 
 Every problem gets n samples from one request with its own seed. Samples are graded in the
 background while the next batch is sampled, and appended to runs/<name>/samples.jsonl, so
-re-running the same command continues where it stopped. At the end: results.json (pass@k for
+re-running the same command continues where it stopped. A sample is reused only under the prompt
+and every sampling setting that made it (sample_key: model, engine.dtype, chat template, n,
+temperature, top_p, max_tokens, seed, ...; a run directory of other settings is refused, naming
+them), a grade only under the same gold answer (grade_key; else the response is graded again).
+Ctrl-C or SIGTERM stops the run and its shard processes in seconds with one line (exit 130 / 143);
+a full disk or an unwritable run directory is one line naming the path. At the end: results.json (pass@k for
 every k with bootstrap 95% intervals, per benchmark and split), per_problem.csv (c of n per
 problem) and passk.png.
 

@@ -8,7 +8,9 @@ never contains a test puzzle). Output: <out>/<split>-00000.jsonl ..., manifest.j
 run_info.json. Re-running the same command skips finished shards (one short of its rows or not
 JSONL is made again); a killed run resumes to byte-identical files, because every record's seed is
 derived from (seed, split, entry, index). A run holds out/.lock; a directory made with settings
-that change the records is refused before anything is written.
+that change the records is refused before anything is written (every mode). Ctrl-C or SIGTERM
+stops the run and its worker processes in seconds with one line (exit 130 / 143); a full disk
+or an unwritable out is one line naming the path; the same command then resumes.
 """
 from __future__ import annotations
 

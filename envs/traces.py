@@ -6,7 +6,9 @@ replay.
 Output rows are the input records plus `responses` (the distinct correct ones, in sample order)
 and `traces` ({k, correct}); problems with no correct response are dropped (counted in the
 manifest). train.py stage=sft reads the rows as they are. Shards line up with chunks of the
-input, so re-running skips finished shards; samples are seeded per record id.
+input, so re-running skips finished shards: those manifest.json records with their count and
+SHA-256, written after each shard (a cut or edited shard is made again). Samples are seeded per
+record id; generate.py refuses an output made with other settings or other input records.
 """
 from __future__ import annotations
 
