@@ -267,11 +267,22 @@ def current_samples(out: Path, problems: dict) -> dict[tuple[str, str, int], dic
     return rows
 
 
+def engine_files(engine: EngineConfig) -> list:
+    """The files behind the engine's answers with their sizes and modification times: the local
+    model directory (hf, vllm) or the replay file. Weights rewritten in place (a run trained again
+    into the same folder) are another model although no setting says so: its samples are not reused."""
+    path = Path(engine.replay_path if engine.backend == "replay" else engine.model)
+    if engine.backend == "openai" or not path.exists():  # a served or hub model: its name is all we know
+        return []
+    files = sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
+    return [[str(f), f.stat().st_size, f.stat().st_mtime_ns] for f in files]
+
+
 def problem_keys(cfg: EvalConfig, benches: list) -> dict[tuple[str, str], tuple[str, str]]:
-    """(benchmark, problem_id) -> (sample_key, grade_key): a sample is reused only when its prompt
-    and every sampling setting are today's, and its grade only when the gold answer and the
-    grading settings are too (else the response is graded again, without sampling)."""
-    settings = sampling_settings(cfg)
+    """(benchmark, problem_id) -> (sample_key, grade_key): a sample is reused only when its prompt,
+    every sampling setting and the model's files are today's, and its grade only when the gold
+    answer and the grading settings are too (else the response is graded again, without sampling)."""
+    settings = {**sampling_settings(cfg), "files": engine_files(cfg.engine)}
     return {(b.name, p.id): (_hash(p.prompt, settings), _hash(p.gold, grading_settings(cfg, b)))
             for b, ps in benches for p in ps}
 

@@ -150,11 +150,13 @@ def pass1(results: dict) -> float:
     return results["benchmarks"]["m"]["splits"]["all"]["pass@1"]["mean"]
 
 
-def math_files(tmp_path: Path, answers: list[str]) -> None:
+def math_files(tmp_path: Path, answers: list[str], replay: bool = True) -> None:
+    """A math benchmark with these gold answers and (replay) the responses i * i."""
     problems = [f"Compute {i} times {i}." for i in range(len(answers))]
     (tmp_path / "m.jsonl").write_text("".join(json.dumps({"id": f"m{i}", "problem": q, "answer": a}) + "\n"
                                               for i, (q, a) in enumerate(zip(problems, answers))))
-    (tmp_path / "replay.jsonl").write_text("".join(json.dumps({"match": q, "responses": [f"\\boxed{{{i * i}}}"]}) + "\n"
+    if replay:
+        (tmp_path / "replay.jsonl").write_text("".join(json.dumps({"match": q, "responses": [f"\\boxed{{{i * i}}}"]}) + "\n"
                                                    for i, q in enumerate(problems)))
 
 
@@ -164,7 +166,7 @@ def test_changed_gold_answers_are_graded_again(tmp_path):
     math_files(tmp_path, ["0", "1", "4", "9"])
     code, err, first = replayed(tmp_path, "r")
     assert code == 0 and pass1(first) == 1.0, err
-    math_files(tmp_path, ["0", "1", "5", "7"])  # two answers corrected
+    math_files(tmp_path, ["0", "1", "5", "7"], replay=False)  # two answers corrected, the model the same
     code, err, again = replayed(tmp_path, "r")
     code_fresh, _, fresh = replayed(tmp_path, "fresh")
     assert code == 0 and code_fresh == 0, err
@@ -189,6 +191,17 @@ def test_a_changed_dtype_or_n_does_not_reuse_samples(tmp_path):
     assert code == 0, err
     rows = [json.loads(line) for line in (tmp_path / "r" / "samples.jsonl").read_text().splitlines()]
     assert len(rows) == 16 and len({r["sample_key"] for r in rows}) == 8  # sampled anew: 4 problems x 2 settings
+
+
+def test_a_model_rewritten_in_place_is_sampled_again(tmp_path):
+    """No setting changes when a model folder (here: the replay file) is rewritten in place, as a
+    run trained again into the same folder does; its old samples must not be reused."""
+    math_files(tmp_path, ["0", "1", "4", "9"])
+    assert pass1(replayed(tmp_path, "r")[2]) == 1.0
+    replay = tmp_path / "replay.jsonl"
+    replay.write_text(replay.read_text().replace("boxed{", "boxed{1"))  # every answer now wrong
+    code, err, results = replayed(tmp_path, "r")
+    assert code == 0 and pass1(results) == 0.0, err
 
 
 # ------------------------------------------------------------------ records and I/O faults
