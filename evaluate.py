@@ -433,7 +433,6 @@ def launch_shards(cfg: EvalConfig, out: Path, argv: list[str], benches: list) ->
     """Run every shard with work left as `evaluate.py <argv> shard_index=i` in its own process,
     with its own GPUs (CUDA_VISIBLE_DEVICES, engine.tensor_parallel_size each), logs in
     <out>/shard<i>of<n>.log; a line every minute with the samples written so far."""
-    import functools
     import os
     import subprocess
 
@@ -462,7 +461,7 @@ def launch_shards(cfg: EvalConfig, out: Path, argv: list[str], benches: list) ->
         log = open(out / f"shard{i}of{n}.log", "a")  # appended: never cut a log another process still writes
         procs[i] = (subprocess.Popen([sys.executable, str(Path(__file__).resolve()), *argv, f"num_shards={n}",
                                       f"shard_index={i}"], stdout=log, stderr=subprocess.STDOUT, env=env,
-                                     preexec_fn=functools.partial(stopping.die_with_parent, os.getpid())), log)
+                                     preexec_fn=stopping.death_signal()), log)
     if procs:
         print(f"evaluate.py: {len(procs)} shard processes{' on GPUs ' + ','.join(gpus) if gpus else ''}; "
               f"logs {out}/shard*of{n}.log", file=sys.stderr, flush=True)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -225,7 +224,7 @@ def generate_envs(cfg: GenerateConfig) -> dict:
     t0 = time.time()
     from utils import stopping
 
-    pool = get_context("fork").Pool(cfg.workers, stopping.worker_init, (os.getpid(),)) if cfg.workers > 1 else None
+    pool = get_context("fork").Pool(cfg.workers, stopping.worker_init, (stopping.death_signal(),)) if cfg.workers > 1 else None
     try:
         for split, entries in splits.items():
             jobs = [(e_idx, i) for e_idx, e in enumerate(entries) for i in range(e.count)]

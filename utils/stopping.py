@@ -12,7 +12,7 @@ are appended per batch, shards written whole), so the same command resumes.
 Children. Our choice: both ways, because each covers what the other cannot.
 - The parent stops its children in `finally` (a signal it can catch): they end cleanly, in seconds.
 - Each child also asks the kernel for a signal when its parent dies (prctl PR_SET_PDEATHSIG,
-  `die_with_parent`): that covers the deaths the parent cannot act on (SIGKILL, the OOM killer),
+  `death_signal`): that covers the deaths the parent cannot act on (SIGKILL, the OOM killer),
   where a child would otherwise go on running under PID 1. The death signal is tied to the thread
   that started the child, so children are started from the main thread.
 Worker pools' workers ignore SIGINT (`worker_init`): a Ctrl-C to the group would kill them in the
@@ -58,26 +58,33 @@ def run(prog: str, main, argv: list[str]) -> None:
         sys.exit(128 + signum)
 
 
-def die_with_parent(parent: int, sig: int = signal.SIGTERM) -> None:
-    """Have the kernel send `sig` to this process when its parent (pid `parent`, read by the
-    parent before the fork) dies; Linux only, elsewhere nothing. Called in the child (Popen's
-    preexec_fn, a pool initializer); a parent that died before the call is caught by the check
-    after it."""
+def death_signal(sig: int = signal.SIGTERM):
+    """A function for a child to call right after the fork (Popen's preexec_fn, a pool's
+    initializer): it has the kernel send the child `sig` when this process, its parent, dies
+    (Linux only; elsewhere it does nothing). libc is loaded here, in the parent, so that the
+    forked child runs nothing but the prctl call; a parent that died before it is caught by the
+    check after it."""
+    parent = os.getpid()
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):  # not Linux
-        return
-    if os.getppid() != parent:
-        os.kill(os.getpid(), sig)
+        return lambda: None
+
+    def arm() -> None:
+        prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+        if os.getppid() != parent:
+            os.kill(os.getpid(), sig)
+
+    return arm
 
 
-def worker_init(parent: int) -> None:
-    """Initializer of a fork pool's workers: Ctrl-C is the parent's to handle (it terminates the
-    pool), SIGTERM kills quietly (the parent's Stopped handler would print a traceback per
-    worker), and the worker dies with its parent."""
+def worker_init(arm) -> None:
+    """Initializer of a fork pool's workers (initargs: (death_signal(),)): Ctrl-C is the parent's
+    to handle (it terminates the pool), SIGTERM kills quietly (the parent's Stopped handler would
+    print a traceback per worker), and the worker dies with its parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    die_with_parent(parent)
+    arm()
 
 
 def block_in_thread() -> None:
