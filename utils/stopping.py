@@ -14,7 +14,8 @@ Children. Our choice: both ways, because each covers what the other cannot.
 - Each child also asks the kernel for a signal when its parent dies (prctl PR_SET_PDEATHSIG,
   `death_signal`): that covers the deaths the parent cannot act on (SIGKILL, the OOM killer),
   where a child would otherwise go on running under PID 1. The death signal is tied to the thread
-  that started the child, so children are started from the main thread.
+  that started the child: shard processes are started from the main thread (a pool's replacement
+  workers, forked by its handler thread, get it when the pool ends, which is when they should go).
 Worker pools' workers ignore SIGINT (`worker_init`): a Ctrl-C to the group would kill them in the
 middle of a job, and multiprocessing waits forever for a job whose worker died; the parent
 terminates them instead.
