@@ -5,8 +5,9 @@
 mode=envs: each split is a list of (env, params, difficulty, count) entries. Splits are written in
 the order given (put `test` first: later splits skip any problem an earlier one holds, so train
 never contains a test puzzle). Output: <out>/<split>-00000.jsonl ..., manifest.json, config.yaml,
-run_info.json. Re-running the same command skips finished shards (one short of its rows or not
-JSONL is made again); a killed run resumes to byte-identical files, because every record's seed is
+run_info.json. Re-running the same command skips finished shards: those manifest.json records
+with their count and SHA-256, written after each shard (a cut, torn or edited one is made
+again); a killed run resumes to byte-identical files, because every record's seed is
 derived from (seed, split, entry, index). A run holds out/.lock; a directory made with settings
 that change the records is refused before anything is written (every mode). Ctrl-C or SIGTERM
 stops the run and its worker processes in seconds with one line (exit 130 / 143); a full disk
@@ -186,34 +187,17 @@ def traces_fingerprint(cfg: GenerateConfig, problems: list[dict]) -> str:
                                      default=str).encode()).hexdigest()[:16]
 
 
-def finished_shard(path: Path, count: int) -> list[dict] | None:
-    """The records of a shard an earlier run wrote, or None when it must be made (again): missing,
-    short of its `count` records (a copy cut at a line boundary) or not JSONL (torn, garbage); the
-    last two say so in one line."""
-    from utils.records import DataError, read_jsonl
-
-    if not path.exists():
-        return None
-    try:
-        records = list(read_jsonl(path))
-        problem = None if len(records) == count else f"{path}: {len(records)} of {count} records"
-    except DataError as e:
-        problem = str(e)
-    if problem is None:
-        return records
-    print(f"generate.py: {problem}; making it again", file=sys.stderr, flush=True)
-    return None
-
-
 def generate_envs(cfg: GenerateConfig) -> dict:
     from multiprocessing import get_context
 
     from utils.progress import Progress
     from utils.config import fail
-    from utils.records import atomic_write_text, derive_seed, shard_path, write_jsonl
+    from utils.records import (atomic_write_text, derive_seed, finished_shard, recorded_shards, shard_entry,
+                               shard_path, write_jsonl)
 
     out = Path(cfg.out)
     splits = cfg.splits
+    recorded, shards = recorded_shards(out), {}  # main() refused a directory of other settings
 
     def seed_of(split, e_idx, i, attempt):
         return derive_seed(cfg.seed, split, e_idx, i, attempt)
@@ -234,7 +218,8 @@ def generate_envs(cfg: GenerateConfig) -> dict:
             for k in range(n_shards):
                 path = shard_path(out, split, k)
                 chunk = jobs[k * cfg.shard_size:(k + 1) * cfg.shard_size]
-                records = finished_shard(path, len(chunk))  # finished earlier: its records still count for dedupe
+                # finished earlier (as the manifest records it): its records still count for dedupe
+                records = finished_shard(path, recorded.get(path.name), "generate.py")
                 if records is None:
                     def job(e_idx, i, attempt):
                         e = entries[e_idx]
@@ -257,9 +242,11 @@ def generate_envs(cfg: GenerateConfig) -> dict:
                         bar.update(1)
                     write_jsonl(path, records)
                     made += len(records)
-                    continue
-                seen.update(dedupe_key(r) for r in records)
-                bar.update(len(records))
+                else:
+                    seen.update(dedupe_key(r) for r in records)
+                    bar.update(len(records))
+                shards[path.name] = shard_entry(path)  # recorded at once: a stopped run keeps what it made
+                atomic_write_text(out / "manifest.json", json.dumps({"shards": {**recorded, **shards}}, indent=2) + "\n")
             bar.close()
             for e in entries:
                 counts[entry_key(e)] = counts.get(entry_key(e), 0) + e.count
@@ -275,7 +262,7 @@ def generate_envs(cfg: GenerateConfig) -> dict:
     return {"out": str(out), "splits": summary, "test_splits": [sp for sp in summary if is_test_split(sp)],
             "shared": {k: v for k, v in shared.items() if len(v) > 1},
             "records_generated_now": made, "seconds": round(seconds, 3),
-            "records_per_s": round(made / seconds, 2) if seconds > 0 else None}
+            "records_per_s": round(made / seconds, 2) if seconds > 0 else None, "shards": shards}
 
 
 def entry_key(e: Entry) -> str:

@@ -12,8 +12,6 @@ record id; generate.py refuses an output made with other settings or other input
 """
 from __future__ import annotations
 
-import hashlib
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,30 +74,6 @@ def load_inputs(cfg: TracesConfig) -> list[dict]:
     return [r for p in cfg.records for f in resolve_split(p, cfg.records_split) for r in read_prompt_records(f, check)]
 
 
-def shard_entry(path: Path) -> dict:
-    """What the manifest records of a written shard: its records and the SHA-256 of its bytes."""
-    data = path.read_bytes()
-    return {"records": data.count(b"\n"), "sha256": hashlib.sha256(data).hexdigest()}
-
-
-def finished_shard(path: Path, entry: dict | None) -> list[dict] | None:
-    """The records of a shard an earlier run finished, or None when it must be made (again). A
-    shard is finished only when the manifest names it with its count and hash: rejected problems
-    are dropped, so no count alone tells a cut shard from a whole one. One line says why a shard
-    that exists is made again."""
-    from utils.records import read_jsonl
-
-    if not path.exists():
-        return None
-    have = shard_entry(path)
-    if entry is not None and have == entry:
-        return list(read_jsonl(path))
-    why = ("not in the manifest (a run stopped before recording it)" if entry is None else
-           f"{have['records']} records, the manifest records {entry.get('records')} with another hash")
-    print(f"generate.py: {path}: {why}; making it again", file=sys.stderr, flush=True)
-    return None
-
-
 def generate_traces(cfg: TracesConfig, out: str, seed: int, shard_size: int, problems: list[dict]) -> dict:
     """problems: load_inputs(cfg). Each shard finished is recorded in <out>/manifest.json at once
     (count and hash), so a stopped run keeps what it sampled."""
@@ -107,13 +81,10 @@ def generate_traces(cfg: TracesConfig, out: str, seed: int, shard_size: int, pro
 
     import envs
     from utils.engine import SamplingParams, chat, make_engine
-    from utils.records import atomic_write_text, derive_seed, shard_path, write_jsonl
+    from utils.records import (atomic_write_text, derive_seed, finished_shard, recorded_shards, shard_entry,
+                               shard_path, write_jsonl)
 
-    manifest_path = Path(out) / "manifest.json"
-    try:  # refuse_other_settings made sure an existing manifest is of these settings
-        recorded = json.loads(manifest_path.read_text()).get("shards", {}) if manifest_path.is_file() else {}
-    except (ValueError, AttributeError):  # torn or hand-edited: every shard is checked anew
-        recorded = {}
+    recorded = recorded_shards(out)  # generate.py refused a directory of other settings or inputs
     params = SamplingParams(n=max(1, cfg.samples), temperature=cfg.temperature, top_p=cfg.top_p,
                             max_tokens=cfg.max_tokens)
     engine = None  # built only if a shard is missing: a finished run loads no model
@@ -122,7 +93,7 @@ def generate_traces(cfg: TracesConfig, out: str, seed: int, shard_size: int, pro
     t0, made = time.time(), 0
     for k in range(0, len(problems), shard_size):
         chunk, path = problems[k:k + shard_size], shard_path(out, cfg.split, k // shard_size)
-        done = finished_shard(path, recorded.get(path.name))
+        done = finished_shard(path, recorded.get(path.name), "generate.py")
         if done is not None:
             kept = {r["id"]: r for r in done}
         else:
@@ -144,7 +115,7 @@ def generate_traces(cfg: TracesConfig, out: str, seed: int, shard_size: int, pro
             write_jsonl(path, kept.values())
             made += len(chunk)
         shards[path.name] = shard_entry(path)
-        atomic_write_text(manifest_path, json.dumps({"shards": {**recorded, **shards}}, indent=2) + "\n")
+        atomic_write_text(Path(out) / "manifest.json", json.dumps({"shards": {**recorded, **shards}}, indent=2) + "\n")
         for rec in chunk:
             s = stats.setdefault(rec["env"], {"problems": 0, "kept": 0, "responses": 0})
             s["problems"] += 1

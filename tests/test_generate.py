@@ -175,8 +175,9 @@ def test_a_cut_or_garbage_shard_is_named_and_made_again(tmp_path, capsys):
     assert code == 0 and "all shards already present" not in out and "generated 12 records" in out, out
     lines = [line for line in err.splitlines() if line.startswith("generate.py")]  # the rest: progress
     assert len(lines) == 2, err
-    assert f"{first}: 3 of 8 records" in lines[0] and "making it again" in lines[0], lines
-    assert f"{d / 'train-00002.jsonl'}" in lines[1] and "not UTF-8" in lines[1], lines
+    # a shard is finished only as the manifest records it (count and SHA-256; issue 30)
+    assert f"{first}: 3 records, the manifest records 8 with another hash; making it again" in lines[0], lines
+    assert f"{d / 'train-00002.jsonl'}: 1 records, the manifest records 4 with another hash" in lines[1], lines
     assert shards(d) == shards_before
     assert gen(capsys, d, *SMALL)[1].endswith("(all shards already present)\n")
 

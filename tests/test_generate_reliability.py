@@ -166,3 +166,18 @@ def test_a_full_disk_is_one_line_and_the_run_resumes(tmp_path, capsys, monkeypat
     monkeypatch.setattr(records, "write_jsonl", write)  # space freed
     assert gen(capsys, *argv)[0] == 0
     assert shards(tmp_path / "d") == shards(tmp_path / "ref")
+
+
+def test_an_edited_envs_shard_of_the_right_length_is_made_again(tmp_path, capsys):
+    """A shard was finished when it held its count of rows: one edited in place (same count) was
+    kept. The manifest's SHA-256 decides now."""
+    argv = [f"out={tmp_path / 'd'}", "shard_size=8", "splits={train: [{env: sorting, count: 16}]}"]
+    assert gen(capsys, *argv)[0] == 0
+    whole = shards(tmp_path / "d")
+    first = tmp_path / "d" / "train-00000.jsonl"
+    rows = list(read_jsonl(first))
+    write_jsonl(first, [{**rows[0], "answer": "<answer>0</answer>"}, *rows[1:]])  # 8 rows, one answer wrong
+    code, out, err = gen(capsys, *argv)
+    assert code == 0 and "generated 8 records" in out, (out, err)
+    assert f"{first}: 8 records, the manifest records 8 with another hash; making it again" in err, err
+    assert shards(tmp_path / "d") == whole
