@@ -9,7 +9,12 @@ Every problem gets n samples, each drawn independently with a seed of its own (p
 benchmark b has seed derive(seed, b, p) and its sample j derive(that, j), on both the hf and the
 vllm backend (utils/engine.py; vLLM gets one request per sample). Samples are graded in the
 background while the next batch is sampled, and appended to runs/<name>/samples.jsonl, so
-re-running the same command continues where it stopped. At the end: results.json (pass@k for
+re-running the same command continues where it stopped. A sample is reused only under the prompt
+and every sampling setting that made it (sample_key: model, engine.dtype, chat template, n,
+temperature, top_p, max_tokens, seed, ...; a run directory of other settings is refused, naming
+them), a grade only under the same gold answer (grade_key; else the response is graded again).
+Ctrl-C or SIGTERM stops the run and its shard processes in seconds with one line (exit 130 / 143);
+a full disk or an unwritable run directory is one line naming the path. At the end: results.json (pass@k for
 every k with bootstrap 95% intervals, per benchmark and split), per_problem.csv (c of n per
 problem) and passk.png.
 
@@ -109,10 +114,40 @@ class EvalConfig:
 # ------------------------------------------------------------------ sampling and grading
 
 
-def fingerprint(cfg: EvalConfig) -> str:
-    keys = {"model": cfg.engine.model, "backend": cfg.engine.backend, "temperature": cfg.temperature,
-            "top_p": cfg.top_p, "max_tokens": cfg.max_tokens, "seed": cfg.seed}
-    return hashlib.sha256(json.dumps(keys, sort_keys=True).encode()).hexdigest()[:16]
+# Engine settings that change speed or transport, never a sample: a resumed run may change them
+# (a smaller batch after running out of memory, another port) and keep its samples.
+SPEED_KEYS = ("device", "batch_size", "max_num_batched_tokens", "tensor_parallel_size", "gpu_memory_utilization",
+              "enable_sleep_mode", "enforce_eager", "base_url", "api_key_env", "request_timeout_s", "max_retries",
+              "concurrency")
+
+
+def sampling_settings(cfg: EvalConfig) -> dict:
+    """Every setting that decides a problem's samples besides its prompt: the model and every
+    engine setting not in SPEED_KEYS (dtype, chat template, ...), n, temperature, top_p,
+    max_tokens, seed. The run's `fingerprint` file holds them (a run directory holding samples
+    made with others is refused), and every sample row carries their hash (sample_key)."""
+    from dataclasses import asdict
+
+    settings = {f"engine.{k}": v for k, v in asdict(cfg.engine).items() if k not in SPEED_KEYS}
+    template = cfg.engine.chat_template
+    if template and "{" not in template and Path(template).is_file():  # a template file: what it says
+        settings["engine.chat_template"] = Path(template).read_text(encoding="utf-8")
+    return {**settings, "n": cfg.n, "temperature": cfg.temperature, "top_p": cfg.top_p,
+            "max_tokens": cfg.max_tokens, "seed": cfg.seed}
+
+
+def changed_settings(fp_file: Path, settings: dict) -> str | None:
+    """What differs between the settings a run directory's fingerprint file records and these
+    ("engine.dtype: "float32" -> "bfloat16""), or None when nothing does."""
+    try:
+        old = json.loads(fp_file.read_text())
+    except ValueError:
+        old = None
+    if not isinstance(old, dict):  # a hash, written by an evaluate.py that did not record dtype, n, the template
+        return "settings not recorded (an older evaluate.py made it)"
+    diff = [f"{k}: {json.dumps(old.get(k))} -> {json.dumps(settings.get(k))}"
+            for k in sorted(set(old) | set(settings)) if old.get(k) != settings.get(k)]
+    return "; ".join(diff)[:500] or None
 
 
 class Graders:
@@ -179,8 +214,19 @@ class Graders:
             self._sandbox.close()
 
 
-def prompt_key(prompt) -> str:
-    return hashlib.sha256(json.dumps(prompt, sort_keys=True).encode()).hexdigest()[:12]
+def _hash(*parts) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def grading_settings(cfg: EvalConfig, bench: BenchmarkConfig) -> list:
+    """What decides a grade besides the response and the gold answer (a timeout marks an answer wrong)."""
+    return [bench.kind, cfg.grading_timeout_s if bench.kind == "math" else None,
+            bench.timeout_s if bench.kind == "code" else None]
+
+
+def shard_lock(i: int, n: int) -> str:
+    """The lock file of shard i of n: two processes on one shard would double its samples file."""
+    return f".lock.shard{i}of{n}"
 
 
 def samples_file(out: Path, cfg: EvalConfig) -> Path:
@@ -190,32 +236,74 @@ def samples_file(out: Path, cfg: EvalConfig) -> Path:
     return out / f"samples.shard{cfg.shard_index}of{cfg.num_shards}.jsonl"
 
 
-def current_rows(out: Path, problems: dict[tuple[str, str], str]):
+def current_samples(out: Path, problems: dict) -> dict[tuple[str, str, int], dict]:
     """The rows of out's samples files (samples.jsonl and every shard's) that answer a problem of
-    this config with its current prompt (problems: (benchmark, problem_id) -> prompt_key). Rows of
-    problems since filtered out, or sampled under another system prompt or template, stay in the
-    files but count nowhere."""
+    this config with its current prompt and sampling settings (problems: (benchmark, problem_id)
+    -> (sample_key, grade_key), see problem_keys), one per (benchmark, problem_id, sample): the last
+    one graded against the current gold answer (grade_key) if any, else the last one. Rows of
+    problems since filtered out, or sampled under other settings, prompts, system prompts or
+    templates, stay in the files but count nowhere."""
     from utils.records import read_jsonl_tolerant
 
+    rows: dict[tuple[str, str, int], dict] = {}
     for path in [out / "samples.jsonl", *sorted(out.glob("samples.shard*of*.jsonl"))]:
         for row in read_jsonl_tolerant(path):
-            key = problems.get((row["benchmark"], row["problem_id"]))
-            if key is not None and row.get("prompt_key", key) == key:
-                yield row
+            keys = problems.get((row.get("benchmark"), row.get("problem_id")))
+            if keys is None or row.get("sample_key") != keys[0]:
+                continue
+            at = (row["benchmark"], row["problem_id"], row["sample"])
+            if row.get("grade_key") == keys[1] or rows.get(at, {}).get("grade_key") != keys[1]:
+                rows[at] = row
+    return rows
 
 
-def problem_keys(benches: list) -> dict[tuple[str, str], str]:
-    return {(b.name, p.id): prompt_key(p.prompt) for b, ps in benches for p in ps}
+def engine_files(engine: EngineConfig) -> list:
+    """The files behind the engine's answers with their sizes and modification times: the local
+    model directory (hf, vllm) or the replay file. Weights rewritten in place (a run trained again
+    into the same folder) are another model although no setting says so: its samples are not reused."""
+    path = Path(engine.replay_path if engine.backend == "replay" else engine.model)
+    if engine.backend == "openai" or not path.exists():  # a served or hub model: its name is all we know
+        return []
+    files = sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
+    return [[str(f), f.stat().st_size, f.stat().st_mtime_ns] for f in files]
 
 
-def todo_problems(cfg: EvalConfig, out: Path, benches: list, problems: dict) -> list[tuple[int, object, object]]:
-    """(index, benchmark, problem) of every problem that lacks some of its n samples; the index is
-    the problem's position in the config's full list (a shard takes index mod num_shards)."""
-    done: dict[tuple[str, str], set[int]] = defaultdict(set)
-    for row in current_rows(out, problems):
-        done[(row["benchmark"], row["problem_id"])].add(row["sample"])
+def problem_keys(cfg: EvalConfig, benches: list) -> dict[tuple[str, str], tuple[str, str]]:
+    """(benchmark, problem_id) -> (sample_key, grade_key): a sample is reused only when its prompt,
+    every sampling setting and the model's files are today's, and its grade only when the gold
+    answer and the grading settings are too (else the response is graded again, without sampling)."""
+    settings = {**sampling_settings(cfg), "files": engine_files(cfg.engine)}
+    return {(b.name, p.id): (_hash(p.prompt, settings), _hash(p.gold, grading_settings(cfg, b)))
+            for b, ps in benches for p in ps}
+
+
+def todo_problems(cfg: EvalConfig, out: Path, benches: list, problems: dict) -> list[tuple[int, object, object, list | None]]:
+    """(index, benchmark, problem, stale) of every problem with work left; the index is the
+    problem's position in the config's full list (a shard takes index mod num_shards). stale is
+    None for a problem that lacks some of its n samples (all n are sampled), else the rows of its
+    samples graded against another gold answer or grading setting (graded again)."""
+    have = current_samples(out, problems)
     listed = [(b, p) for b, ps in benches for p in ps]
-    return [(i, b, p) for i, (b, p) in enumerate(listed) if len(done[(b.name, p.id)] & set(range(cfg.n))) < cfg.n]
+    todo = []
+    for i, (b, p) in enumerate(listed):
+        rows = [have.get((b.name, p.id, j)) for j in range(cfg.n)]
+        stale = None if None in rows else [r for r in rows if r.get("grade_key") != problems[(b.name, p.id)][1]]
+        if stale is None or stale:
+            todo.append((i, b, p, stale))
+    return todo
+
+
+def env_record_files(b: BenchmarkConfig) -> list[Path]:
+    """The local JSONL files an env benchmark reads (as utils/benchmarks.py finds them: a glob, a
+    directory's <split>-*.jsonl shards, or one file); [] for other kinds and sources."""
+    import glob
+
+    if b.kind != "env":
+        return []
+    if any(c in b.path for c in "*?["):
+        return [Path(f) for f in sorted(glob.glob(b.path)) if f.endswith(".jsonl")]
+    p = Path(b.path)
+    return sorted(p.glob(f"{b.split}-*.jsonl")) if p.is_dir() else [p] if p.suffix == ".jsonl" and p.is_file() else []
 
 
 def load_benchmarks(cfg: EvalConfig) -> list[tuple[BenchmarkConfig, list]]:
@@ -224,11 +312,15 @@ def load_benchmarks(cfg: EvalConfig) -> list[tuple[BenchmarkConfig, list]]:
     name a registered env (else every sample would fail at grading, after sampling)."""
     from utils.benchmarks import load_problems
     from utils.config import ConfigError, source
+    from utils.records import read_prompt_records
 
     benches = []
     for i, b in enumerate(cfg.benchmarks):
         key = f"benchmarks.{i}.path"
         try:
+            for f in env_record_files(b):  # each record checked where it is read: the file and line named
+                for _ in read_prompt_records(f):
+                    pass
             ps = load_problems(b)
         except ValueError as e:
             raise ConfigError(key, source(cfg, key), str(e)) from None
@@ -245,43 +337,71 @@ def load_benchmarks(cfg: EvalConfig) -> list[tuple[BenchmarkConfig, list]]:
     return benches
 
 
-def evaluate(cfg: EvalConfig, out: Path, benches: list) -> dict[tuple[str, str], str]:
-    """Sample and grade what the samples files lack (this shard's part of it); returns
-    (benchmark, problem_id) -> prompt_key. Grading runs in a thread, one batch behind sampling."""
+def evaluate(cfg: EvalConfig, out: Path, benches: list) -> dict[tuple[str, str], tuple[str, str]]:
+    """Sample and grade what the samples files lack, and grade again the samples graded against
+    another gold answer (this shard's part of it); returns problem_keys. Grading runs in a
+    thread, one batch behind sampling."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from utils import stopping
     from utils.engine import SamplingParams, make_engine
     from utils.progress import Progress
     from utils.records import append_jsonl, derive_seed
 
-    problems = problem_keys(benches)
-    todo = [(b, p) for i, b, p in todo_problems(cfg, out, benches, problems)
+    problems = problem_keys(cfg, benches)
+    todo = [(b, p, stale) for i, b, p, stale in todo_problems(cfg, out, benches, problems)
             if cfg.shard_index < 0 or i % cfg.num_shards == cfg.shard_index]
     if not todo:
         return problems
     samples_path = samples_file(out, cfg)
-    engine = make_engine(cfg.engine, seed=cfg.seed)
     graders = Graders(cfg)
-    params = SamplingParams(n=cfg.n, temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_tokens)
-    bar = Progress(len(todo) * cfg.n, "samples", unit="sample")
+
+    def write(rows):
+        try:
+            append_jsonl(samples_path, rows)
+        except OSError as e:  # a write or fsync error names no file: this one (utils/stopping.py reports it)
+            e.filename = e.filename or str(samples_path)
+            raise
+
+    def row(b, p, j: int, seed, tokens, finish_reason, text: str, grade: dict) -> dict:
+        sample_key, grade_key = problems[(b.name, p.id)]
+        return {"benchmark": b.name, "problem_id": p.id, "sample_key": sample_key, "grade_key": grade_key,
+                "sample": j, "seed": seed, "split": _split_of(p), "model": cfg.engine.model, **grade,
+                "tokens": tokens, "finish_reason": finish_reason, "response": text}
+
+    def regrade(stale_problems):  # the responses stay; the gold answer or a grading setting changed
+        rows = []
+        for b, p, stale in stale_problems:
+            grades = graders.grade(b, p, [r["response"] for r in stale])
+            rows += [row(b, p, r["sample"], r["seed"], r.get("tokens"), r.get("finish_reason"), r["response"], g)
+                     for r, g in zip(stale, grades)]
+        write(rows)
+        print(f"evaluate.py: graded {len(rows)} samples of {len(stale_problems)} problems again (gold answer or "
+              f"grading settings changed since they were graded)", file=sys.stderr, flush=True)
 
     def grade_and_write(batch, outs, gen_s):
         rows = []
         for (b, p), comps in zip(batch, outs):
             grades = graders.grade(b, p, [c.text for c in comps])
-            for j, (c, g) in enumerate(zip(comps, grades)):
-                rows.append({"benchmark": b.name, "problem_id": p.id, "prompt_key": problems[(b.name, p.id)],
-                             "sample": j, "seed": c.seed,
-                             "split": _split_of(p), "model": cfg.engine.model, **g,
-                             "tokens": len(c.token_ids) or None, "finish_reason": c.finish_reason,
-                             "response": c.text})
-        append_jsonl(samples_path, rows)
+            rows += [row(b, p, j, c.seed, len(c.token_ids) or None, c.finish_reason, c.text, g)
+                     for j, (c, g) in enumerate(zip(comps, grades))]
+        write(rows)
         bar.update(len(rows), gen_s=f"{gen_s:.1f}")
 
-    grading, pending = ThreadPoolExecutor(1, thread_name_prefix="grading"), None
+    to_sample = [(b, p) for b, p, stale in todo if stale is None]
+    bar = Progress(len(to_sample) * cfg.n, "samples", unit="sample")
+    # grading's processes (math workers, the code sandbox) start in this thread: they inherit its
+    # blocked stop signals, so a Ctrl-C to the process group is ours to handle (utils/stopping.py)
+    grading = ThreadPoolExecutor(1, thread_name_prefix="grading", initializer=stopping.block_in_thread)
+    pending = None
     try:
-        for i in range(0, len(todo), cfg.batch_problems):
-            batch = todo[i:i + cfg.batch_problems]
+        stale = [t for t in todo if t[2] is not None]
+        if stale:
+            grading.submit(regrade, stale).result()
+        engine = make_engine(cfg.engine, seed=cfg.seed) if to_sample else None
+        params = SamplingParams(n=cfg.n, temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_tokens)
+        for i in range(0, len(to_sample), cfg.batch_problems):
+            batch = to_sample[i:i + cfg.batch_problems]
             seeds = [derive_seed(cfg.seed, b.name, p.id) for b, p in batch]
             t0 = time.time()
             outs = engine.generate([p.prompt for _, p in batch], params, seeds=seeds)
@@ -306,21 +426,32 @@ def launch_shards(cfg: EvalConfig, out: Path, argv: list[str], benches: list) ->
     import os
     import subprocess
 
+    from utils import stopping
+    from utils.runlock import Locked, RunLock
+
     n, tp = cfg.num_shards, max(1, cfg.engine.tensor_parallel_size)
     gpus = visible_gpus() if cfg.engine.backend in ("hf", "vllm") else []
     if gpus and n * tp > len(gpus):
         sys.exit(f"evaluate.py: num_shards={n} x engine.tensor_parallel_size={tp} needs {n * tp} GPUs; "
                  f"{len(gpus)} visible")
-    left = {i % n for i, _, _ in todo_problems(cfg, out, benches, problem_keys(benches))}
+    left = {i % n for i, *_ in todo_problems(cfg, out, benches, problem_keys(cfg, benches))}
     total = sum(len(ps) for _, ps in benches) * cfg.n
+    for i in sorted(left):  # a shard still running (its own job): refused before any log is touched
+        try:
+            with RunLock(out, "evaluate.py", name=shard_lock(i, n)):
+                pass
+        except Locked as e:
+            print(f"evaluate.py: shard {i}: {e}", file=sys.stderr)
+            sys.exit(2)
     procs = {}
     for i in sorted(left):
         env = dict(os.environ)
         if gpus:
             env["CUDA_VISIBLE_DEVICES"] = ",".join(gpus[i * tp:(i + 1) * tp])
-        log = open(out / f"shard{i}of{n}.log", "w")
+        log = open(out / f"shard{i}of{n}.log", "a")  # appended: never cut a log another process still writes
         procs[i] = (subprocess.Popen([sys.executable, str(Path(__file__).resolve()), *argv, f"num_shards={n}",
-                                      f"shard_index={i}"], stdout=log, stderr=subprocess.STDOUT, env=env), log)
+                                      f"shard_index={i}"], stdout=log, stderr=subprocess.STDOUT, env=env,
+                                     preexec_fn=stopping.death_signal()), log)
     if procs:
         print(f"evaluate.py: {len(procs)} shard processes{' on GPUs ' + ','.join(gpus) if gpus else ''}; "
               f"logs {out}/shard*of{n}.log", file=sys.stderr, flush=True)
@@ -339,11 +470,15 @@ def launch_shards(cfg: EvalConfig, out: Path, argv: list[str], benches: list) ->
                 written = sum(1 for f in out.glob(f"samples.shard*of{n}.jsonl") for _ in open(f))
                 print(f"evaluate.py: {written}/{total} samples in shard files, {len(procs)} shards running",
                       file=sys.stderr, flush=True)
-    finally:  # interrupted (Ctrl-C, a job's time limit): no shard outlives the launcher
+    finally:  # stopped (Ctrl-C, a job's time limit): no shard outlives the launcher (utils/stopping.py)
         for proc, _ in procs.values():
             proc.terminate()
         for proc, _ in procs.values():
-            proc.wait()
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
     if failed:
         tails = "\n".join(f"--- shard {i}: {out}/shard{i}of{n}.log\n" +
                           "".join(open(out / f"shard{i}of{n}.log").readlines()[-15:]) for i in failed)
@@ -387,16 +522,13 @@ def _split_of(problem) -> str:
 # ------------------------------------------------------------------ metrics
 
 
-def summarise(cfg: EvalConfig, out: Path, problems: dict[tuple[str, str], str]) -> dict:
+def summarise(cfg: EvalConfig, out: Path, problems: dict[tuple[str, str], tuple[str, str]]) -> dict:
     from utils.passk import bootstrap_ci, mean_pass_at_k
     from utils.plots import passk_curves
 
-    latest: dict[tuple, dict] = {}
-    for row in current_rows(out, problems):
-        latest[(row["benchmark"], row["problem_id"], row["sample"])] = row
     per_problem: dict[tuple[str, str], dict] = {}
-    for (bench, pid, j), row in sorted(latest.items()):
-        if j >= cfg.n:
+    for (bench, pid, j), row in sorted(current_samples(out, problems).items()):
+        if j >= cfg.n or row.get("grade_key") != problems[(bench, pid)][1]:  # a grade of another gold answer: none
             continue
         entry = per_problem.setdefault((bench, pid), {"split": row["split"], "n": 0, "c": 0, "status": Counter()})
         entry["n"] += 1
@@ -562,46 +694,46 @@ def main(argv: list[str]) -> None:
         print(f"evaluate.py: {e}", file=sys.stderr)
         sys.exit(2)
 
-    fp_file = out / "fingerprint"
-    if fp_file.exists() and fp_file.read_text().strip() != fingerprint(cfg):
-        sys.exit(f"evaluate.py: {out} holds samples from another model or sampling settings; choose another name=")
+    from utils import stopping
+
+    stopping.writable_dir("evaluate.py", out)  # a file in the way, a read-only disk: now, not after the model loads
     if cfg.num_shards == 0:
         cfg.num_shards = default_shards(cfg)
-    if cfg.shard_index >= 0:  # one shard: sample, no results (the launcher, or the same command without shard_index, merges)
-        lock = RunLock(out, "evaluate.py", name=f".lock.shard{cfg.shard_index}of{cfg.num_shards}")
-        try:  # two jobs on one shard would double its samples file
-            lock.acquire()
-        except Locked as e:
-            print(f"evaluate.py: {e}", file=sys.stderr)
-            sys.exit(2)
-        try:
-            if not fp_file.exists():
-                atomic_write_text(fp_file, fingerprint(cfg) + "\n")
-            evaluate(cfg, out, benches)
-        finally:
-            lock.release()
-        print(f"wrote {samples_file(out, cfg)}")
-        return
-    lock = RunLock(out, "evaluate.py")
-    try:  # two runs on one name would both sample everything and double the samples
+    shard = cfg.shard_index >= 0  # one shard: sample, no results (the launcher, or the same command without shard_index, merges)
+    # two runs on one name would both sample everything; two jobs on one shard would double its samples file
+    lock = RunLock(out, "evaluate.py", name=shard_lock(cfg.shard_index, cfg.num_shards) if shard else ".lock")
+    try:
         lock.acquire()
     except Locked as e:
         print(f"evaluate.py: {e}", file=sys.stderr)
         sys.exit(2)
     try:
-        save_run_info(cfg, out, seed=cfg.seed)
-        atomic_write_text(fp_file, fingerprint(cfg) + "\n")
-        if cfg.num_shards > 1:
+        fp_file, settings = out / "fingerprint", sampling_settings(cfg)
+        changed = fp_file.exists() and changed_settings(fp_file, settings)
+        if changed:
+            print(f"evaluate.py: {out} holds samples from another model or sampling settings ({changed}); choose "
+                  f"another name=", file=sys.stderr)
+            sys.exit(2)
+        if not shard:
+            save_run_info(cfg, out, seed=cfg.seed)
+        atomic_write_text(fp_file, json.dumps(settings, sort_keys=True) + "\n")
+        if cfg.num_shards > 1 and not shard:
             launch_shards(cfg, out, argv, benches)
-            problems = problem_keys(benches)
         else:
-            problems = evaluate(cfg, out, benches)
-        results = summarise(cfg, out, problems)
+            evaluate(cfg, out, benches)
+        results = None if shard else summarise(cfg, out, problem_keys(cfg, benches))
+    except OSError as e:  # disk full, read-only: one line; what was written stays, to resume from
+        stopping.io_fault("evaluate.py", out, e)
     finally:
         lock.release()
+    if shard:
+        print(f"wrote {samples_file(out, cfg)}")
+        return
     print_results(results)
     print(f"wrote {out}/results.json, per_problem.csv, passk.png, {samples_file(out, cfg).name if cfg.num_shards <= 1 else 'samples.shard*.jsonl'}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    from utils import stopping
+
+    stopping.run("evaluate.py", main, sys.argv[1:])

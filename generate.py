@@ -5,10 +5,13 @@
 mode=envs: each split is a list of (env, params, difficulty, count) entries. Splits are written in
 the order given (put `test` first: later splits skip any problem an earlier one holds, so train
 never contains a test puzzle). Output: <out>/<split>-00000.jsonl ..., manifest.json, config.yaml,
-run_info.json. Re-running the same command skips finished shards (one short of its rows or not
-JSONL is made again); a killed run resumes to byte-identical files, because every record's seed is
+run_info.json. Re-running the same command skips finished shards: those manifest.json records
+with their count and SHA-256, written after each shard (a cut, torn or edited one is made
+again); a killed run resumes to byte-identical files, because every record's seed is
 derived from (seed, split, entry, index). A run holds out/.lock; a directory made with settings
-that change the records is refused before anything is written.
+that change the records is refused before anything is written (every mode). Ctrl-C or SIGTERM
+stops the run and its worker processes in seconds with one line (exit 130 / 143); a full disk
+or an unwritable out is one line naming the path; the same command then resumes.
 """
 from __future__ import annotations
 
@@ -164,29 +167,23 @@ def dedupe_key(rec: dict) -> str:
 
 
 def envs_fingerprint(cfg: GenerateConfig) -> str:
-    """The settings that decide mode=envs records: a directory holding another one is refused."""
-    return hashlib.sha256(json.dumps(
-        [cfg.seed, cfg.shard_size, cfg.max_attempts, {s: [asdict(e) for e in es] for s, es in cfg.splits.items()}],
-        sort_keys=True).encode()).hexdigest()[:16]
+    """The settings that decide mode=envs records (and mode=teacher_traces' traces of them): a
+    directory holding another one is refused."""
+    settings = [cfg.seed, cfg.shard_size, cfg.max_attempts, {s: [asdict(e) for e in es] for s, es in cfg.splits.items()}]
+    if cfg.mode == "teacher_traces":
+        settings.append(asdict(cfg.teacher))
+    return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def finished_shard(path: Path, count: int) -> list[dict] | None:
-    """The records of a shard an earlier run wrote, or None when it must be made (again): missing,
-    short of its `count` records (a copy cut at a line boundary) or not JSONL (torn, garbage); the
-    last two say so in one line."""
-    from utils.records import DataError, read_jsonl
+def traces_fingerprint(cfg: GenerateConfig, problems: list[dict]) -> str:
+    """What decides mode=sft_traces shards: the settings (the teacher's speed settings aside) and
+    the input records themselves (a file rewritten in place is other input)."""
+    from evaluate import SPEED_KEYS
 
-    if not path.exists():
-        return None
-    try:
-        records = list(read_jsonl(path))
-        problem = None if len(records) == count else f"{path}: {len(records)} of {count} records"
-    except DataError as e:
-        problem = str(e)
-    if problem is None:
-        return records
-    print(f"generate.py: {problem}; making it again", file=sys.stderr, flush=True)
-    return None
+    traces = asdict(cfg.traces)
+    traces["teacher"] = {k: v for k, v in traces["teacher"].items() if k not in SPEED_KEYS}
+    return hashlib.sha256(json.dumps([cfg.seed, cfg.shard_size, traces, problems], sort_keys=True,
+                                     default=str).encode()).hexdigest()[:16]
 
 
 def generate_envs(cfg: GenerateConfig) -> dict:
@@ -194,11 +191,12 @@ def generate_envs(cfg: GenerateConfig) -> dict:
 
     from utils.progress import Progress
     from utils.config import fail
-    from utils.records import atomic_write_text, derive_seed, shard_path, write_jsonl
+    from utils.records import (atomic_write_text, derive_seed, finished_shard, recorded_shards, shard_entry,
+                               shard_path, write_jsonl)
 
     out = Path(cfg.out)
     splits = cfg.splits
-    atomic_write_text(out / "fingerprint", envs_fingerprint(cfg) + "\n")  # main() refused any other one
+    recorded, shards = recorded_shards(out), {}  # main() refused a directory of other settings
 
     def seed_of(split, e_idx, i, attempt):
         return derive_seed(cfg.seed, split, e_idx, i, attempt)
@@ -207,7 +205,9 @@ def generate_envs(cfg: GenerateConfig) -> dict:
     summary: dict[str, dict[str, int]] = {}
     made = 0
     t0 = time.time()
-    pool = get_context("fork").Pool(cfg.workers) if cfg.workers > 1 else None
+    from utils import stopping
+
+    pool = get_context("fork").Pool(cfg.workers, stopping.worker_init, (stopping.death_signal(),)) if cfg.workers > 1 else None
     try:
         for split, entries in splits.items():
             jobs = [(e_idx, i) for e_idx, e in enumerate(entries) for i in range(e.count)]
@@ -217,7 +217,8 @@ def generate_envs(cfg: GenerateConfig) -> dict:
             for k in range(n_shards):
                 path = shard_path(out, split, k)
                 chunk = jobs[k * cfg.shard_size:(k + 1) * cfg.shard_size]
-                records = finished_shard(path, len(chunk))  # finished earlier: its records still count for dedupe
+                # finished earlier (as the manifest records it): its records still count for dedupe
+                records = finished_shard(path, recorded.get(path.name), "generate.py")
                 if records is None:
                     def job(e_idx, i, attempt):
                         e = entries[e_idx]
@@ -240,15 +241,17 @@ def generate_envs(cfg: GenerateConfig) -> dict:
                         bar.update(1)
                     write_jsonl(path, records)
                     made += len(records)
-                    continue
-                seen.update(dedupe_key(r) for r in records)
-                bar.update(len(records))
+                else:
+                    seen.update(dedupe_key(r) for r in records)
+                    bar.update(len(records))
+                shards[path.name] = shard_entry(path)  # recorded at once: a stopped run keeps what it made
+                atomic_write_text(out / "manifest.json", json.dumps({"shards": {**recorded, **shards}}, indent=2) + "\n")
             bar.close()
             for e in entries:
                 counts[entry_key(e)] = counts.get(entry_key(e), 0) + e.count
-    finally:
+    finally:  # terminate, never close + join: after a stop signal, join would wait for jobs never to be done
         if pool:
-            pool.close()
+            pool.terminate()
             pool.join()
     seconds = time.time() - t0
     from utils.records import is_test_split
@@ -258,7 +261,7 @@ def generate_envs(cfg: GenerateConfig) -> dict:
     return {"out": str(out), "splits": summary, "test_splits": [sp for sp in summary if is_test_split(sp)],
             "shared": {k: v for k, v in shared.items() if len(v) > 1},
             "records_generated_now": made, "seconds": round(seconds, 3),
-            "records_per_s": round(made / seconds, 2) if seconds > 0 else None}
+            "records_per_s": round(made / seconds, 2) if seconds > 0 else None, "shards": shards}
 
 
 def entry_key(e: Entry) -> str:
@@ -308,24 +311,30 @@ def first_records(cfg: GenerateConfig) -> None:
 
 
 # Settings that decide each mode's output (its `fingerprint` file): a directory made with others is refused.
+# Every mode is refused over an output of other settings, those that remake their output whole
+# on each run (bricks, seeds, select) too: their folder is then always what its config.yaml says.
 OUTPUT_KEYS = {"envs": ("seed", "shard_size", "max_attempts", "splits"), "races": ("seed", "shard_size", "races"),
-               "synth": ("seed", "synth"), "teacher_traces": ("seed", "shard_size", "max_attempts", "splits", "teacher")}
+               "synth": ("seed", "synth"), "sft_traces": ("seed", "shard_size", "traces"), "bricks": ("seed", "bricks"),
+               "seeds": ("seeds",), "select": ("seed", "shard_size", "select"),
+               "teacher_traces": ("seed", "shard_size", "max_attempts", "splits", "teacher")}
 
 
-def traces_records(cfg: GenerateConfig) -> None:
-    """mode=sft_traces: read the input records before anything is written, so that a file that is
-    not JSONL, or inputs without a single record, are one line naming the key."""
+def traces_records(cfg: GenerateConfig) -> list[dict]:
+    """mode=sft_traces: read and check the input records before anything is written, so that a
+    file that is not JSONL, a row without a string prompt, or inputs without a single record, are
+    one line naming the key, the file and the line."""
+    from envs.traces import load_inputs
     from utils.config import fail
-    from utils.records import DataError, load_split
+    from utils.records import DataError
 
-    n = 0
-    for i, path in enumerate(cfg.traces.records):
-        try:
-            n += len(load_split(path, cfg.traces.records_split))
-        except DataError as e:
-            fail(cfg, f"traces.records.{i}", str(e), "generate.py")
-    if n == 0:
+    try:
+        problems = load_inputs(cfg.traces)
+    except DataError as e:
+        bad = next((i for i, p in enumerate(cfg.traces.records) if str(e).startswith(str(p))), None)
+        fail(cfg, "traces.records" + (f".{bad}" if bad is not None else ""), str(e), "generate.py")
+    if not problems:
         fail(cfg, "traces.records", f"no records in {cfg.traces.records}: no problems for the teacher", "generate.py")
+    return problems
 
 
 def select_records(cfg: GenerateConfig) -> tuple[list[dict], dict]:
@@ -341,20 +350,25 @@ def select_records(cfg: GenerateConfig) -> tuple[list[dict], dict]:
         fail(cfg, "select.match" if match else "select.data", str(e), "generate.py")
 
 
-def refuse_other_settings(cfg: GenerateConfig) -> None:
+def refuse_other_settings(cfg: GenerateConfig, fingerprint: str | None) -> None:
     """One line (exit 2) when out= holds a dataset that other settings made, before anything is
     written: its shards, config.yaml and run_info.json stay as they were."""
     from utils.config import config_changes, fail
 
+    from evaluate import SPEED_KEYS
+
     out, keys = Path(cfg.out), OUTPUT_KEYS.get(cfg.mode, ()) + ("mode",)
-    changed = [c for c in config_changes(out / "config.yaml", cfg) if c.split(":")[0].split(".")[0] in keys]
+    speed = tuple(f"traces.teacher.{k}" for k in SPEED_KEYS)  # a slower teacher makes the same traces
+    changed = [c for c in config_changes(out / "config.yaml", cfg, ignore=speed) if c.split(":")[0].split(".")[0] in keys]
     if changed:
         fail(cfg, changed[0].split(":")[0], f"{out} holds a dataset made with other settings ({'; '.join(changed)}): "
                                             f"choose another out= or delete it", "generate.py")
-    fp_file = out / "fingerprint"  # config.yaml missing or edited by hand
-    if cfg.mode == "envs" and fp_file.exists() and fp_file.read_text().strip() != envs_fingerprint(cfg):
-        fail(cfg, "out", f"{out} holds a dataset made with other settings (its fingerprint file says so): choose "
-                         f"another out= or delete it", "generate.py")
+    fp_file = out / "fingerprint"  # config.yaml missing or edited by hand; traces: the input records changed
+    if fingerprint is not None and fp_file.exists() and fp_file.read_text().strip() != fingerprint:
+        fail(cfg, "traces.records" if cfg.mode == "sft_traces" else "out",
+             f"{out} holds a dataset made with other settings" + (" or input records" if cfg.mode == "sft_traces"
+                                                                   else "") +
+             " (its fingerprint file says so): choose another out= or delete it", "generate.py")
 
 
 def main(argv: list[str]) -> None:
@@ -363,11 +377,19 @@ def main(argv: list[str]) -> None:
     from utils.records import remove_stale_temps
     from utils.runlock import Locked, RunLock
 
+    from utils import stopping
+    from utils.records import atomic_write_text
+
+    fingerprint, inputs = None, None  # inputs: read (and checked) before anything is written
     if cfg.mode in ("envs", "teacher_traces"):
         first_records(cfg)
+        fingerprint = envs_fingerprint(cfg)
     if cfg.mode == "sft_traces":
-        traces_records(cfg)
-    selected = select_records(cfg) if cfg.mode == "select" else None
+        inputs = traces_records(cfg)
+        fingerprint = traces_fingerprint(cfg, inputs)
+    if cfg.mode == "select":
+        inputs = select_records(cfg)
+    stopping.writable_dir("generate.py", cfg.out)  # a file in the way, a read-only disk: one line now
     lock = RunLock(cfg.out, "generate.py")
     try:  # two runs into one directory would mix their shards and provenance
         lock.acquire()
@@ -375,17 +397,22 @@ def main(argv: list[str]) -> None:
         print(f"generate.py: {e}", file=sys.stderr)
         sys.exit(2)
     try:
-        refuse_other_settings(cfg)
+        refuse_other_settings(cfg, fingerprint)
         remove_stale_temps(cfg.out)  # a killed run's half-written files; none is in use while we hold the lock
         save_run_info(cfg, cfg.out, seed=cfg.seed)
-        run_mode(cfg, selected)
+        if fingerprint is not None:
+            atomic_write_text(Path(cfg.out) / "fingerprint", fingerprint + "\n")
+        run_mode(cfg, inputs)
+    except OSError as e:  # disk full, read-only: one line; finished shards stay, to resume from
+        stopping.io_fault("generate.py", cfg.out, e)
     finally:
         lock.release()
 
 
-def run_mode(cfg: GenerateConfig, selected: tuple[list[dict], dict] | None = None) -> None:
-    """Make the mode's output in cfg.out (mode=select: write `selected`, select_records' result)."""
-    from utils.records import atomic_write_text
+def run_mode(cfg: GenerateConfig, inputs=None) -> None:
+    """Make the mode's output in cfg.out from `inputs`: mode=select the selection (select_records'
+    result), mode=sft_traces the problems (traces_records')."""
+    from utils.records import atomic_write_text, shard_paths
 
     if cfg.mode == "envs":
         summary = generate_envs(cfg)
@@ -394,8 +421,13 @@ def run_mode(cfg: GenerateConfig, selected: tuple[list[dict], dict] | None = Non
     elif cfg.mode == "teacher_traces":  # the records as mode=envs writes them, then the traces of the train splits
         from envs.puzzles.teacher import format_summary, write_traces
 
+        from utils.records import shard_entry
+
         summary = generate_envs(cfg)
         summary["teacher"] = write_traces(cfg.teacher, cfg.out, cfg.seed, list(cfg.splits))
+        # the train shards now hold their traces: a shard is finished by the manifest's count and hash of
+        # what is on disk, so a re-run keeps them (a run stopped before this line remakes and retraces them)
+        summary["shards"] = {name: shard_entry(Path(cfg.out) / name) for name in summary["shards"]}
         atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps(summary, indent=2) + "\n")
         print_summary(summary)
         print(format_summary(summary["teacher"]))
@@ -414,7 +446,7 @@ def run_mode(cfg: GenerateConfig, selected: tuple[list[dict], dict] | None = Non
     elif cfg.mode == "sft_traces":
         from envs.traces import format_summary, generate_traces
 
-        summary = generate_traces(cfg.traces, cfg.out, cfg.seed, cfg.shard_size)
+        summary = generate_traces(cfg.traces, cfg.out, cfg.seed, cfg.shard_size, inputs)
         atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps(summary, indent=2) + "\n")
         print(format_summary(summary))
     elif cfg.mode == "synth":
@@ -432,11 +464,15 @@ def run_mode(cfg: GenerateConfig, selected: tuple[list[dict], dict] | None = Non
 
             write_jsonl(Path(cfg.out) / "seeds.jsonl", rows)
         else:
-            rows, report = selected
+            rows, report = inputs
+            for stale in shard_paths(cfg.out, "train"):  # an earlier selection's: fewer input records, fewer shards
+                stale.unlink()
             data.write_shards(Path(cfg.out), rows, cfg.shard_size)
         atomic_write_text(Path(cfg.out) / "manifest.json", json.dumps({"out": cfg.out, "counts": report}, indent=2) + "\n")
         print(data.format_report(cfg.mode, cfg.out, report, len(rows)))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    from utils import stopping
+
+    stopping.run("generate.py", main, sys.argv[1:])

@@ -6,12 +6,15 @@ replay.
 Output rows are the input records plus `responses` (the distinct correct ones, in sample order)
 and `traces` ({k, correct}); problems with no correct response are dropped (counted in the
 manifest). train.py stage=sft reads the rows as they are. Shards line up with chunks of the
-input, so re-running skips finished shards; samples are seeded per record id.
+input, so re-running skips finished shards: those manifest.json records with their count and
+SHA-256, written after each shard (a cut or edited shard is made again). Samples are seeded per
+record id; generate.py refuses an output made with other settings or other input records.
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import List
 
 from utils.config import field
@@ -53,21 +56,47 @@ class TracesConfig:
             yield "teacher.model", "missing teacher model"
 
 
-def generate_traces(cfg: TracesConfig, out: str, seed: int, shard_size: int) -> dict:
+def load_inputs(cfg: TracesConfig) -> list[dict]:
+    """The problems of `records`, each checked where it is read: a row that is not a JSON object,
+    has no string prompt or id, or names no registered env is a DataError naming the file and the
+    line (generate.py reads them before anything is written)."""
+    import envs
+    from utils.records import read_prompt_records, resolve_split
+
+    known = set(envs.names())
+
+    def check(row: dict) -> str | None:
+        if not isinstance(row.get("id"), (str, int)) or isinstance(row.get("id"), bool):
+            return "no id (a string or an integer: it seeds the record's samples)"
+        if row.get("env") not in known and not str(row.get("env")).startswith(envs.RG_PREFIX):
+            return f"unknown env {row.get('env')!r} (envs.score grades the responses)"
+        return None
+
+    return [r for p in cfg.records for f in resolve_split(p, cfg.records_split) for r in read_prompt_records(f, check)]
+
+
+def generate_traces(cfg: TracesConfig, out: str, seed: int, shard_size: int, problems: list[dict]) -> dict:
+    """problems: load_inputs(cfg). Each shard finished is recorded in <out>/manifest.json at once
+    (count and hash), so a stopped run keeps what it sampled."""
+    import json
+
     import envs
     from utils.engine import SamplingParams, chat, make_engine
-    from utils.records import derive_seed, load_split, read_jsonl, shard_path, write_jsonl
+    from utils.records import (atomic_write_text, derive_seed, finished_shard, recorded_shards, shard_entry,
+                               shard_path, write_jsonl)
 
-    problems = [r for p in cfg.records for r in load_split(p, cfg.records_split)]
+    recorded = recorded_shards(out)  # generate.py refused a directory of other settings or inputs
     params = SamplingParams(n=max(1, cfg.samples), temperature=cfg.temperature, top_p=cfg.top_p,
                             max_tokens=cfg.max_tokens)
     engine = None  # built only if a shard is missing: a finished run loads no model
     stats: dict[str, dict[str, int]] = {}
+    shards: dict[str, dict] = {}
     t0, made = time.time(), 0
     for k in range(0, len(problems), shard_size):
         chunk, path = problems[k:k + shard_size], shard_path(out, cfg.split, k // shard_size)
-        if path.exists():
-            kept = {r["id"]: r for r in read_jsonl(path)}
+        done = finished_shard(path, recorded.get(path.name), "generate.py")
+        if done is not None:
+            kept = {r["id"]: r for r in done}
         else:
             outs = [[] for _ in chunk]
             if cfg.samples:
@@ -86,6 +115,8 @@ def generate_traces(cfg: TracesConfig, out: str, seed: int, shard_size: int) -> 
                     kept[rec["id"]] = {**rec, "responses": good, "traces": {"k": cfg.samples, "correct": len(good)}}
             write_jsonl(path, kept.values())
             made += len(chunk)
+        shards[path.name] = shard_entry(path)
+        atomic_write_text(Path(out) / "manifest.json", json.dumps({"shards": {**recorded, **shards}}, indent=2) + "\n")
         for rec in chunk:
             s = stats.setdefault(rec["env"], {"problems": 0, "kept": 0, "responses": 0})
             s["problems"] += 1
@@ -93,7 +124,7 @@ def generate_traces(cfg: TracesConfig, out: str, seed: int, shard_size: int) -> 
             s["responses"] += len(kept[rec["id"]]["responses"]) if rec["id"] in kept else 0
     seconds = time.time() - t0
     return {"out": out, "samples_per_problem": cfg.samples, "per_env": stats, "problems_sampled_now": made,
-            "seconds": round(seconds, 3)}
+            "seconds": round(seconds, 3), "shards": shards}
 
 
 def format_summary(s: dict) -> str:

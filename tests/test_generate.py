@@ -176,8 +176,9 @@ def test_a_cut_or_garbage_shard_is_named_and_made_again(tmp_path, capsys):
     assert code == 0 and "all shards already present" not in out and "generated 12 records" in out, out
     lines = [line for line in err.splitlines() if line.startswith("generate.py")]  # the rest: progress
     assert len(lines) == 2, err
-    assert f"{first}: 3 of 8 records" in lines[0] and "making it again" in lines[0], lines
-    assert f"{d / 'train-00002.jsonl'}" in lines[1] and "not UTF-8" in lines[1], lines
+    # a shard is finished only as the manifest records it (count and SHA-256; issue 30)
+    assert f"{first}: 3 records, the manifest records 8 with another hash; making it again" in lines[0], lines
+    assert f"{d / 'train-00002.jsonl'}: 1 records, the manifest records 4 with another hash" in lines[1], lines
     assert shards(d) == shards_before
     assert gen(capsys, d, *SMALL)[1].endswith("(all shards already present)\n")
 
@@ -194,7 +195,7 @@ def test_stale_temp_files_of_a_killed_run_are_removed(tmp_path, capsys):
 def test_bad_generate_inputs_are_one_line(tmp_path, capsys):
     """Issue 21 items 7 and 8: each stops before anything is written, one line naming the key."""
     (tmp_path / "afile").write_text("x")
-    (tmp_path / "garbage.jsonl").write_bytes(b'{"id": "a"}\n{oops\n')
+    (tmp_path / "garbage.jsonl").write_bytes(b'{"id": "a", "env": "sorting", "prompt": "p"}\n{oops\n')
     (tmp_path / "empty.jsonl").write_text("")
     (tmp_path / "noweights").mkdir()
     (tmp_path / "noweights" / "config.json").write_text("{}")

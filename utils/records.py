@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -106,6 +107,32 @@ def read_jsonl_numbered(path: str | os.PathLike) -> Iterator[tuple[int, Any]]:
                 yield n, _parse_line(path, n, raw)
 
 
+def read_prompt_records(path: str | os.PathLike, check=None) -> Iterator[dict]:
+    """read_jsonl for rows a model is prompted with (env records, traces input): each row checked
+    where it is read, so that a row that is not a JSON object, has no string `prompt`, or fails
+    `check` (a function returning what is wrong with a row, or None) is a DataError naming the
+    file and the line, before anything is sampled or written."""
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise DataError(f"{path}: {e.strerror}") from None
+    with f:
+        for n, raw in enumerate(f, 1):
+            if not raw.strip():
+                continue
+            row = _parse_line(path, n, raw)
+            if not isinstance(row, dict):
+                raise DataError(f"{path}:{n}: not a JSON object (got {type(row).__name__})")
+            if not isinstance(row.get("prompt"), str):
+                got = "missing" if "prompt" not in row else f"got {type(row['prompt']).__name__}"
+                problem = f"no string prompt ({got})"
+            else:
+                problem = check(row) if check else None
+            if problem:
+                raise DataError(f"{path}:{n}: record {row.get('id', '<no id>')}: {problem}")
+            yield row
+
+
 def append_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
     """Append lines and fsync (for caches such as samples.jsonl that grow as results arrive).
 
@@ -173,6 +200,40 @@ def cut_after_step(path: str | os.PathLike, step: int) -> None:
 
 def shard_path(out_dir: str | os.PathLike, split: str, index: int) -> Path:
     return Path(out_dir) / f"{split}-{index:05d}.jsonl"
+
+
+def shard_entry(path: str | os.PathLike) -> dict:
+    """What a manifest records of a written shard: its records and the SHA-256 of its bytes."""
+    data = Path(path).read_bytes()
+    return {"records": data.count(b"\n"), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def recorded_shards(out_dir: str | os.PathLike) -> dict[str, dict]:
+    """The shards <out_dir>/manifest.json records as finished (file name -> shard_entry); {} when
+    there is none, or it is torn or of an older version (then every shard is checked anew)."""
+    path = Path(out_dir) / "manifest.json"
+    try:
+        shards = json.loads(path.read_text(encoding="utf-8")).get("shards") if path.is_file() else None
+    except (ValueError, AttributeError):
+        shards = None
+    return shards if isinstance(shards, dict) else {}
+
+
+def finished_shard(path: str | os.PathLike, entry: dict | None, prog: str) -> list[dict] | None:
+    """The records of a shard an earlier run finished, or None when it must be made (again). A
+    shard is finished only when the manifest records it (`entry`) with its count and hash: a
+    count alone cannot tell a cut shard from a whole one where rejected problems are dropped
+    (traces), nor an edited one. One line says why a shard that exists is made again."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    have = shard_entry(path)
+    if have == entry:
+        return list(read_jsonl(path))
+    why = ("not in the manifest (a run stopped before recording it)" if entry is None else
+           f"{have['records']} records, the manifest records {entry.get('records')} with another hash")
+    print(f"{prog}: {path}: {why}; making it again", file=sys.stderr, flush=True)
+    return None
 
 
 def shard_paths(out_dir: str | os.PathLike, split: str) -> list[Path]:
