@@ -122,7 +122,8 @@ class PoolConfig:
             yield f"{prefix}.exclude", f"unknown envs {unknown}"
         available = len(self.names())
         if self.count > available:
-            yield f"{prefix}.count", f"must be in 0..{available} (the family's envs after exclude)"
+            yield f"{prefix}.count", (f"{self.count} envs needed, {available} available (the {self.family} family's "
+                                      f"envs after exclude, {len(set(self.exclude))} excluded)")
         if self.difficulty_max != -1 and self.difficulty_max < self.difficulty:
             yield f"{prefix}.difficulty_max", "needs difficulty <= difficulty_max (or difficulty_max: -1)"
 
