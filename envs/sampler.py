@@ -162,7 +162,7 @@ class SamplerConfig:
             if s.difficulty_max != -1 and s.difficulty_max < s.difficulty:
                 yield f"{key}.difficulty_max", "must be >= difficulty (or -1 for a fixed difficulty)"
             live += [s.env] if s.env else []
-        if self.adaptive.enabled and not live:
+        if self.adaptive.enabled and not live and not pool_errors:  # a bad pool is its own one error
             yield f"{prefix}.adaptive.enabled", "needs at least one live env source"
         if self.adaptive.enabled and len(set(live)) != len(live):
             yield f"{prefix}.adaptive.enabled", "each live env may appear once (the controller keys on the name)"
