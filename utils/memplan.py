@@ -103,9 +103,10 @@ def shape_from_config(c: dict) -> Shape:
 
 def shape_of(model: str, revision: str = "") -> tuple[Shape, str]:
     """(shape, where it came from): the local config.json, else the built-in table by name. The
-    table is keyed by name alone, revision or not: a revision of these checkpoints is more training
-    of one architecture (ProRL-1.5B's revisions continue RL from R1-Distill-Qwen-1.5B), which
-    changes the weights, not config.json's shape; the source says which revision was asked."""
+    table is keyed by name alone, revision or not (our choice): a revision of these checkpoints is
+    more training of one architecture (ProRL-1.5B's v1 and v2 are both RL on R1-Distill-Qwen-1.5B,
+    by their model card as we read it), which changes the weights, not config.json's shape; the
+    source says which revision was asked."""
     cfg = Path(model) / "config.json"
     if cfg.is_file():
         return shape_from_config(json.loads(cfg.read_text())), f"{cfg}"
