@@ -113,6 +113,8 @@ class EvalConfig:
 def fingerprint(cfg: EvalConfig) -> str:
     keys = {"model": cfg.engine.model, "backend": cfg.engine.backend, "temperature": cfg.temperature,
             "top_p": cfg.top_p, "max_tokens": cfg.max_tokens, "seed": cfg.seed}
+    if cfg.engine.revision:  # another revision is another model (unpinned runs keep their fingerprints)
+        keys["revision"] = cfg.engine.revision
     return hashlib.sha256(json.dumps(keys, sort_keys=True).encode()).hexdigest()[:16]
 
 

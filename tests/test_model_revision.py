@@ -125,3 +125,12 @@ def test_the_plan_shape_lookup_takes_the_revision():
     assert "at revision v2" in source
     cfg = load_or_raise(train.PlanConfig, ["--config", RLVE])
     assert "at revision v2" in train.plan_setup(cfg)[1]
+
+
+def test_evaluations_of_two_revisions_never_share_samples(hub_ids_ok):
+    import evaluate
+
+    def fingerprint(*extra):
+        return evaluate.fingerprint(load_or_raise(evaluate.EvalConfig, [f"model={PRORL}", *extra], validate=False))
+
+    assert len({fingerprint("engine.revision=v2"), fingerprint("engine.revision=v1"), fingerprint()}) == 3
