@@ -11,8 +11,10 @@ a few seconds.
 A revision (train.py model_revision / ref_model_revision, evaluate.py engine.revision) pins a hub
 id to a branch, tag or commit: without it a hub id loads the repository's default branch. It is
 refused for a local directory (our choice: a directory holds whichever revision was downloaded,
-so a revision there would be silently ignored; one line says so). Only headers are read: a flipped byte inside the weights is found by the
-checkpoint checksums (utils/checkpoint.py), not here.
+so a revision there would be silently ignored; one line says so).
+
+Only headers are read: a flipped byte inside the weights is found by the checkpoint checksums
+(utils/checkpoint.py), not here.
 """
 from __future__ import annotations
 

@@ -3,8 +3,9 @@ subsequences, palindromes, bracket completions, bounded compositions, lattice po
 
 Every count is an exact Python integer (no modulus), graded by CountEnv: (min(x, y) /
 max(x, y))^10, exact at equality, -1 unparsable or negative (our choice, after the paper's
-formula for BubbleSwapLowerBound_PermutationCounting, rlve line 43). Each generator computes the count with a polynomial DP or a closed formula; the
-brick hooks expose the same function to RACES where the input is one typed value.
+formula for BubbleSwapLowerBound_PermutationCounting, rlve line 43). Each generator computes
+the count with a polynomial DP or a closed formula; the brick hooks expose the same function to
+RACES where the input is one typed value.
 """
 from __future__ import annotations
 
