@@ -2,8 +2,8 @@
 
 Counts grow fast with d, so count answers are graded by (min(x, y) / max(x, y))^10 (exact
 Python integers, no modulus: a ratio of residues would mean nothing); a negative count is
-unparsable (-1). The formula is our choice, after the paper's formula for
-BubbleSwapLowerBound_PermutationCounting (rlve line 43), the only env the text gives it for.
+unparsable (-1). The text gives this reward for BubbleSwapLowerBound_PermutationCounting alone
+(rlve line 43); for the other counts here it is our choice, after the paper's formula for that env.
 """
 from __future__ import annotations
 
