@@ -106,8 +106,9 @@ class EvalConfig:
                 yield f"benchmarks.{i}.path", f"{b.path} does not exist"
         yield from self.engine.problems("engine")
         model = self.model or self.engine.model
-        bad = model and self.engine.backend in ("hf", "vllm") and modelpath.problem(model)
-        if bad:
+        if bad := modelpath.revision_problem(self.engine.revision, model):
+            yield "engine.revision", bad
+        elif bad := model and self.engine.backend in ("hf", "vllm") and modelpath.problem(model, self.engine.revision):
             yield "model" if self.model else "engine.model", bad
 
 

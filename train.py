@@ -141,7 +141,8 @@ class RLSection:
     engine: EngineConfig = field(EngineConfig(), help="rollout backend: hf (the live model; a synced copy under "
                                                       "FSDP or async) or vllm (colocated, one engine per GPU, or per "
                                                       "group of engine.tensor_parallel_size consecutive ranks, weights "
-                                                      "synced each step); engine.model is ignored")
+                                                      "synced each step); engine.model and engine.revision are ignored "
+                                                      "(model, model_revision)")
     log_samples: int = field(4, help="rollouts per step written to samples.jsonl (whole groups first), for the "
                                      "training-dynamics analyses (analyze.py over steps); 0: none; -1: all", ge=-1)
 
@@ -162,6 +163,10 @@ class TrainConfig:
     model: str = field("", help="policy: HF directory (e.g. the SFT run's final/) or hub name")
     ref_model: str = field("", help="frozen reference for the novelty bonus and KL (the SFT checkpoint); "
                                     "loaded only when one of them needs it")
+    model_revision: str = field("", help="the hub branch, tag or commit of a hub-name `model` (empty: the "
+                                         "repository's default branch); every loader takes it (weights, tokenizer, "
+                                         "vLLM, --plan). Refused with a local directory")
+    ref_model_revision: str = field("", help="as model_revision, for ref_model")
     system_prompt: str = field("", help="system message added to every prompt (SFT and RL)")
     chat_template: str = field("", help="replace the tokenizer's chat template (a Jinja string or a .jinja file) "
                                         "for SFT, rollouts and the saved checkpoints; empty: the model's own")
@@ -230,8 +235,10 @@ class TrainConfig:
         if not self.model:
             yield "model", "missing model path (an HF directory or hub name)"
         for key in ("model", "ref_model"):
-            bad = getattr(self, key) and modelpath.problem(getattr(self, key))
-            if bad:
+            value, revision = getattr(self, key), getattr(self, f"{key}_revision")
+            if bad := modelpath.revision_problem(revision, value):
+                yield f"{key}_revision", bad
+            elif bad := value and modelpath.problem(value, revision):
                 yield key, bad
         from utils.engine import template_problem
 
@@ -314,6 +321,12 @@ def encode_prompt(tokenizer, text: str, system: str) -> list[int]:
     return list(ids["input_ids"] if hasattr(ids, "keys") else ids)
 
 
+def revision(cfg: TrainConfig, path: str) -> str | None:
+    """model_revision when `path` is the configured model (a resumed run loads its own checkpoint, a
+    local directory: no revision)."""
+    return (cfg.model_revision or None) if path == cfg.model else None
+
+
 def load_tokenizer(cfg: TrainConfig, path: str):
     """The policy's tokenizer with this run's chat template (saved with every checkpoint): alone,
     so the data can be checked against it before the weights load."""
@@ -321,7 +334,7 @@ def load_tokenizer(cfg: TrainConfig, path: str):
 
     from utils.engine import template_overrides
 
-    tok = AutoTokenizer.from_pretrained(path)
+    tok = AutoTokenizer.from_pretrained(path, revision=revision(cfg, path))
     template_overrides(tok, cfg.chat_template, cfg.enable_thinking)
     return tok
 
@@ -334,7 +347,7 @@ def build_model(cfg: TrainConfig, ctx, path: str, lora_state: dict | None = None
 
     tok = load_tokenizer(cfg, path) if tok is None else tok
     dtype = torch.bfloat16 if cfg.dtype == "bfloat16" else torch.float32
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, revision=revision(cfg, path))
     if cfg.gradient_checkpointing:
         # non-reentrant: reentrant checkpointing drops the gradients of LoRA weights behind frozen inputs
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
@@ -361,13 +374,13 @@ def build_model(cfg: TrainConfig, ctx, path: str, lora_state: dict | None = None
     return model, tok  # on CPU: dist.wrap places it (FSDP2 moves one shard unit at a time)
 
 
-def load_reference(path: str, ctx):
+def load_reference(path: str, ctx, revision: str = ""):
     """The frozen reference (novelty bonus, KL), on CPU until dist.wrap shards or places it."""
     import torch
     from transformers import AutoModelForCausalLM
 
     dtype = torch.bfloat16 if ctx.device.type == "cuda" else torch.float32
-    ref = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
+    ref = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, revision=revision or None)
     ref.requires_grad_(False)
     return ref.eval()
 
@@ -1033,14 +1046,15 @@ def rollout_engine(cfg: TrainConfig, ctx, path: str, model, policy, tok, strateg
 
     r = cfg.rl
     ecfg = copy.deepcopy(r.engine)
-    ecfg.model = path
+    ecfg.model, ecfg.revision = path, revision(cfg, path) or ""
     if cfg.chat_template or cfg.enable_thinking is not None:  # vLLM's own tokenizer renders what SFT saw
         ecfg.chat_template = tok.chat_template
     train_dtype = torch.bfloat16 if cfg.dtype == "bfloat16" else torch.float32
     if ecfg.backend == "hf":
         if strategy in ("none", "ddp") and not r.async_rollouts:
             return make_engine(ecfg, model=policy, tokenizer=tok), lambda: None
-        own = AutoModelForCausalLM.from_pretrained(path, dtype=train_dtype).to(ctx.device).eval()
+        own = AutoModelForCausalLM.from_pretrained(path, dtype=train_dtype, revision=revision(cfg, path))
+        own = own.to(ctx.device).eval()
         engine, dtype = make_engine(ecfg, model=own, tokenizer=tok), train_dtype
     else:
         engine = make_engine(ecfg, seed=cfg.seed + ctx.rank // ecfg.tensor_parallel_size)  # one per TP group
@@ -1092,7 +1106,8 @@ def prompt_check(cfg: TrainConfig, tok, path: str):
     from transformers import AutoConfig
 
     r = cfg.rl
-    positions = getattr(AutoConfig.from_pretrained(path).get_text_config(), "max_position_embeddings", None)
+    positions = getattr(AutoConfig.from_pretrained(path, revision=revision(cfg, path)).get_text_config(),
+                        "max_position_embeddings", None)
     context = min(positions or r.engine.max_model_len, r.engine.max_model_len) if r.engine.backend == "vllm" \
         else positions
     if context is None:
@@ -1157,7 +1172,8 @@ def train_rl(cfg: TrainConfig, ctx, signals: StopSignals) -> None:
     provenance(cfg, ctx, run)
     ref = None  # sharded like the policy under FSDP2, not a whole copy per GPU
     if cfg.novelty.enabled or r.kl_coef > 0:
-        ref = wrap(load_reference(cfg.ref_model, ctx), strategy, mesh, cfg, ctx, trainable=False)
+        ref = wrap(load_reference(cfg.ref_model, ctx, cfg.ref_model_revision), strategy, mesh, cfg, ctx,
+                   trainable=False)
     # before restoring the RNG state: building a vLLM engine reseeds the global RNGs
     engine, sync_engine = rollout_engine(cfg, ctx, str(ckpt / "model") if ckpt else cfg.model, model, policy, tok,
                                          strategy)
@@ -1482,10 +1498,11 @@ def rl_metrics(per_rank: list[dict], G: int, train: dict, difficulty: dict, time
 class PlanConfig(TrainConfig):
     def validate(self):
         """--plan reads shapes and settings, neither weights nor data: the model need not be
-        downloaded (utils.memplan.shape_of finds its shape) and earlier stages' outputs may be missing."""
+        downloaded (utils.memplan.shape_of finds its shape), earlier stages' outputs may be missing, and
+        the env registry may not yet hold the envs a pool draws (RLVE's 256- and 400-env runs)."""
         missing = ("does not exist", "is not a directory", "is not a file")
         return ((k, m) for k, m in super().validate()
-                if k not in ("model", "ref_model") and not any(x in m for x in missing))
+                if k not in ("model", "ref_model", "data.pool.count") and not any(x in m for x in missing))
 
 
 def plan(argv: list[str]) -> None:
@@ -1518,7 +1535,7 @@ def plan_setup(cfg: TrainConfig, gpus: int = 0, gpu_mem_gb: float = 0.0):
 
     hw = cfg.hardware
     try:
-        shape, source = memplan.shape_of(cfg.model)
+        shape, source = memplan.shape_of(cfg.model, cfg.model_revision)
     except ValueError as e:
         if not cfg.plan_model:
             stop(cfg, "model", str(e))

@@ -122,7 +122,8 @@ class PoolConfig:
             yield f"{prefix}.exclude", f"unknown envs {unknown}"
         available = len(self.names())
         if self.count > available:
-            yield f"{prefix}.count", f"must be in 0..{available} (the family's envs after exclude)"
+            yield f"{prefix}.count", (f"{self.count} envs needed, {available} available (the {self.family} family's "
+                                      f"envs after exclude, {len(set(self.exclude))} excluded)")
         if self.difficulty_max != -1 and self.difficulty_max < self.difficulty:
             yield f"{prefix}.difficulty_max", "needs difficulty <= difficulty_max (or difficulty_max: -1)"
 
@@ -161,7 +162,7 @@ class SamplerConfig:
             if s.difficulty_max != -1 and s.difficulty_max < s.difficulty:
                 yield f"{key}.difficulty_max", "must be >= difficulty (or -1 for a fixed difficulty)"
             live += [s.env] if s.env else []
-        if self.adaptive.enabled and not live:
+        if self.adaptive.enabled and not live and not pool_errors:  # a bad pool is its own one error
             yield f"{prefix}.adaptive.enabled", "needs at least one live env source"
         if self.adaptive.enabled and len(set(live)) != len(live):
             yield f"{prefix}.adaptive.enabled", "each live env may appear once (the controller keys on the name)"

@@ -14,7 +14,7 @@ def hub_ids_ok(monkeypatch):
     model check passes (nothing is cached here) and the API keys they name are set."""
     from utils import modelpath
 
-    monkeypatch.setattr(modelpath, "_hub_problem", lambda repo_id: None)
+    monkeypatch.setattr(modelpath, "_hub_problem", lambda repo_id, revision="": None)
     for key in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
         monkeypatch.setenv(key, "test-key")
 

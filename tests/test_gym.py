@@ -50,6 +50,16 @@ def test_registry_size_and_categories():
         assert env_of(name).name == name
 
 
+def test_paper_examples_sit_under_the_papers_sources():
+    """Each of B.1's six examples is filed under the source the paper gives it (rlve lines 39-73):
+    PolynomialMinimum is the optimization example (line 53), not a mathematical operation."""
+    assert {n: env_of(n).category for n in ("bubble_swap_lower_bound_permutation_counting", "integral",
+                                             "polynomial_minimum", "sorting", "sudoku", "hamiltonian_path_existence")} \
+        == {"bubble_swap_lower_bound_permutation_counting": "competition", "integral": "math",
+            "polynomial_minimum": "optimization", "sorting": "algorithms", "sudoku": "logic",
+            "hamiltonian_path_existence": "np_complete"}
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_contract(name):
     """tests/gym_contract.py: determinism, JSON records, gold scores 1, garbage -1, fuzzed and

@@ -52,7 +52,7 @@ def test_paper_configs_are_the_papers_settings(model_dir):
     assert (gspo.rl.level, gspo.clip_eps(), gspo.rl.minibatches, gspo.novelty.enabled) == \
         ("sequence", (3e-4, 4e-4), 4, True)
     assert not cfg("gspo_vanilla.yaml", "data.sources=[{env: sorting}]").novelty.enabled
-    assert cfg("rlve_adaptive.yaml").data.adaptive.enabled
+    assert cfg("rlve_adaptive.yaml", "model_revision=''").data.adaptive.enabled  # a local model: no revision
 
 
 def test_sweep_sbatch_runs_one_override_set_per_array_task(model_dir):

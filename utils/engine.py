@@ -48,6 +48,8 @@ BACKENDS = ("hf", "vllm", "openai", "replay")
 class EngineConfig:
     backend: str = field("hf", help="model backend", choices=BACKENDS)
     model: str = field("", help="HF directory or hub name (hf, vllm); model name sent to the endpoint (openai)")
+    revision: str = field("", help="hf, vllm: the hub branch, tag or commit of a hub-name model (empty: the "
+                                   "repository's default branch); refused with a local directory")
     base_url: str = field("http://localhost:8000/v1", help="openai: endpoint base URL")
     api_key_env: str = field("OPENAI_API_KEY", help="openai: environment variable holding the API key; it must be "
                                                     "set for an endpoint that is not on this machine (empty: send "
@@ -206,11 +208,12 @@ class HFEngine:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         self.cfg = cfg
-        self.tokenizer = tokenizer or AutoTokenizer.from_pretrained(cfg.model)
+        revision = cfg.revision or None
+        self.tokenizer = tokenizer or AutoTokenizer.from_pretrained(cfg.model, revision=revision)
         template_overrides(self.tokenizer, cfg.chat_template, cfg.enable_thinking)
         if model is None:
             dtype = "auto" if cfg.dtype == "auto" else getattr(torch, cfg.dtype)
-            model = AutoModelForCausalLM.from_pretrained(cfg.model, dtype=dtype)
+            model = AutoModelForCausalLM.from_pretrained(cfg.model, dtype=dtype, revision=revision)
             device = cfg.device if cfg.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
             model.to(device)
         self.model = model
@@ -411,7 +414,8 @@ class VLLMEngine:
         self.asleep = False
         from transformers import AutoConfig
 
-        text_config = AutoConfig.from_pretrained(cfg.model).get_text_config()
+        revision = cfg.revision or None  # the weights, the tokenizer (vLLM's tokenizer_revision) and the config
+        text_config = AutoConfig.from_pretrained(cfg.model, revision=revision).get_text_config()
         self.tied = bool(getattr(text_config, "tie_word_embeddings", False))
         self.max_model_len = fit_max_model_len(cfg.max_model_len, cfg.model, text_config)
         step: dict = {"max_num_batched_tokens": cfg.max_num_batched_tokens} if cfg.max_num_batched_tokens else {}
@@ -425,7 +429,8 @@ class VLLMEngine:
             step = {"enable_chunked_prefill": False,
                     "max_num_batched_tokens": max(self.max_model_len, cfg.max_num_batched_tokens)}
             dtype = "float32" if dtype == "auto" else dtype
-        self.llm = LLM(model=cfg.model, dtype=dtype, max_model_len=self.max_model_len, **step,
+        self.llm = LLM(model=cfg.model, revision=revision, tokenizer_revision=revision, dtype=dtype,
+                       max_model_len=self.max_model_len, **step,
                        tensor_parallel_size=cfg.tensor_parallel_size,
                        gpu_memory_utilization=cfg.gpu_memory_utilization, seed=seed,
                        enable_sleep_mode=self.sleep_mode, enable_prefix_caching=True,

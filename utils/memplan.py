@@ -101,14 +101,19 @@ def shape_from_config(c: dict) -> Shape:
                  qkv_bias=c.get("model_type") == "qwen2" or bool(c.get("attention_bias")))
 
 
-def shape_of(model: str) -> tuple[Shape, str]:
-    """(shape, where it came from): the local config.json, else the built-in table by name."""
+def shape_of(model: str, revision: str = "") -> tuple[Shape, str]:
+    """(shape, where it came from): the local config.json, else the built-in table by name. The
+    table is keyed by name alone, revision or not (our choice): a revision of these checkpoints is
+    more training of one architecture (ProRL-1.5B's v1 and v2 are both RL on R1-Distill-Qwen-1.5B,
+    by their model card as we read it), which changes the weights, not config.json's shape; the
+    source says which revision was asked."""
     cfg = Path(model) / "config.json"
     if cfg.is_file():
         return shape_from_config(json.loads(cfg.read_text())), f"{cfg}"
+    at = f" at revision {revision}: the same shape" if revision else ""
     for name, (pattern, shape) in PAPER_MODELS.items():
         if re.search(pattern, model.lower()):
-            return shape, f"built-in table: {name} (no local config.json)"
+            return shape, f"built-in table: {name} (no local config.json{at})"
     known = ", ".join(PAPER_MODELS)
     raise ValueError(f"{model}: no local config.json and not one of the built-in shapes ({known}); "
                      f"pass model=<a local HF directory> or one of those names, or set plan_model (for an earlier "

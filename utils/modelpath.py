@@ -6,8 +6,15 @@ path is one line naming the key instead of a traceback (or minutes of hub retrie
 A value is a local directory when it exists, starts with / . or ~, or its first component is a
 directory here (`runs/x` when ./runs exists); otherwise it is a hub id, which must be in the HF
 cache when HF_HUB_OFFLINE (or TRANSFORMERS_OFFLINE) is set, or when the hub does not answer within
-a few seconds. Only headers are read: a flipped byte inside the weights is found by the
-checkpoint checksums (utils/checkpoint.py), not here.
+a few seconds.
+
+A revision (train.py model_revision / ref_model_revision, evaluate.py engine.revision) pins a hub
+id to a branch, tag or commit: without it a hub id loads the repository's default branch. It is
+refused for a local directory (our choice: a directory holds whichever revision was downloaded,
+so a revision there would be silently ignored; one line says so).
+
+Only headers are read: a flipped byte inside the weights is found by the checkpoint checksums
+(utils/checkpoint.py), not here.
 """
 from __future__ import annotations
 
@@ -21,6 +28,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+REVISION = re.compile(r"^[\w./-]+$")  # a branch (refs/pr/1 included), tag or commit hash
 TRUE = ("1", "true", "yes", "on")
 
 
@@ -35,8 +43,9 @@ def looks_local(value: str) -> bool:
     return "/" in value and Path(first).is_dir() or value.count("/") > 1
 
 
-def problem(value: str) -> str | None:
-    """None if `value` can be loaded as an HF model, else one phrase saying what is wrong."""
+def problem(value: str, revision: str = "") -> str | None:
+    """None if `value` (at `revision`, for a hub id) can be loaded as an HF model, else one phrase
+    saying what is wrong."""
     path = Path(value).expanduser()
     if path.is_dir():
         return _dir_problem(path)
@@ -46,7 +55,21 @@ def problem(value: str) -> str | None:
         return f"{value} does not exist"
     if not HUB_ID.match(value):
         return f"{value} is neither a local directory nor a hub id (org/name)"
-    return _hub_problem(value)
+    return _hub_problem(value, revision)
+
+
+def revision_problem(revision: str, value: str) -> str | None:
+    """None if `revision` ('' is none) can pin the model `value`, else why not: a branch, tag or
+    commit hash is one word, and only a hub id has revisions."""
+    if not revision:
+        return None
+    if not REVISION.match(revision):
+        return f"{revision!r} is not a revision name (a branch, tag or commit: one word, no spaces)"
+    if Path(value).expanduser().exists() or looks_local(value):
+        return (f"{revision!r} cannot apply to {value}, a local directory (it holds whichever revision was "
+                f"downloaded): download that revision there (huggingface-cli download <hub id> --revision "
+                f"{revision} --local-dir {value}) and drop the revision")
+    return None
 
 
 def _dir_problem(path: Path) -> str | None:
@@ -109,16 +132,17 @@ def safetensors_problem(path: Path) -> str | None:
     return f"truncated: {size} bytes, the header needs {8 + n + end}" if size < 8 + n + end else None
 
 
-def _hub_problem(repo_id: str) -> str | None:
+def _hub_problem(repo_id: str, revision: str = "") -> str | None:
     try:
         from huggingface_hub import try_to_load_from_cache
         from huggingface_hub.constants import HF_HUB_CACHE
     except ImportError:
         return None
-    if isinstance(try_to_load_from_cache(repo_id, "config.json"), str):
-        return None  # cached: loads with no network
+    if isinstance(try_to_load_from_cache(repo_id, "config.json", revision=revision or None), str):
+        return None  # cached (at that revision): loads with no network
     if offline():
-        return (f"{repo_id} is not a local directory and not in the HF cache ({HF_HUB_CACHE}); HF_HUB_OFFLINE is "
+        at = f" at revision {revision}" if revision else ""
+        return (f"{repo_id} is not a local directory and not in the HF cache{at} ({HF_HUB_CACHE}); HF_HUB_OFFLINE is "
                 f"set: download it where the hub is reachable or give a local directory")
     host = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co")).hostname or "huggingface.co"
     if not reachable(host):

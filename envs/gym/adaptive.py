@@ -1,5 +1,11 @@
-"""Adaptive difficulty (RLVE paper, Algorithm 1; rlve line 31): each environment's difficulty
-window [l, h] rises with the policy.
+"""Adaptive difficulty (RLVE's Algorithm 1): each environment's difficulty window [l, h] rises with
+the policy. What our text (part 3 of 5) states is rlve line 31: Algorithm 1 exists, and its defaults
+are tau_acc 0.9, a minimum of 8 x the rollouts per problem before a judgement (tau_num), and a
+sliding window of 4 (d_Delta): the constructor's defaults. The pseudocode itself is not in part 3, so
+the rest below is our choice, after the official implementation as this module's author read it
+(the repository named below; not checked against the paper's Algorithm 1): the window starts at
+[0, 0], an env is drawn uniformly (or by weight) and d uniformly in [l, h], only frontier rollouts
+count, and h rises by one per judgement.
 
     ctrl = AdaptiveDifficulty(env_names, rollouts_per_problem=8)
     name, d = ctrl.sample(rng)               # env uniformly (or by weight), d uniformly in [l, h]
@@ -7,11 +13,11 @@ window [l, h] rises with the policy.
     for each rollout: ctrl.update(name, d, reward.correct)
     ctrl.end_batch()                         # once the whole batch is in: judge, maybe raise h
 
-Only rollouts at the frontier (d == h) count. After a batch, an env whose frontier count has
+Only rollouts at the frontier (d == h) count (our choice, as above). After a batch, an env whose frontier count has
 reached min_samples_factor * rollouts_per_problem is judged: h rises by one if the accuracy over
 those rollouts is at least tau_acc, and l follows so that the window keeps at most `window`
 difficulties; its counters reset either way. Judging after the whole batch, not at the moment
-the threshold-th rollout arrives, is what the official implementation does (RLVEManager.update
+the threshold-th rollout arrives, is our choice after the official implementation (RLVEManager.update
 in github.com/Zhiyuan-Zeng/RLVE, tinker-cookbook/.../rlve/procgen_env.py: it adds up every
 sample of the batch, then checks each environment); every frontier rollout of the batch counts,
 including those beyond the threshold.

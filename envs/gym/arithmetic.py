@@ -6,7 +6,8 @@ multiplication, base conversion.
 Exact integer arithmetic throughout. Where an answer can be checked more cheaply than found
 (a square root, a primitive root, a Pell solution, a representation as two squares) the scorer
 checks it, so any valid answer scores 1; elsewhere the one right integer scores 1 (IntEnv) and
-counts are graded as in the RLVE paper (CountEnv).
+counts are graded by CountEnv's (min/max)^10 (our choice, after the paper's formula for
+BubbleSwapLowerBound_PermutationCounting, rlve line 43).
 """
 from __future__ import annotations
 

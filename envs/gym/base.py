@@ -284,9 +284,10 @@ INT_FORMAT = "Give one integer, e.g. <answer>42</answer>."
 
 
 class CountEnv(GymEnv):
-    """Reward for a count answer (the RLVE paper's counting environments, rlve line 43): -1
-    unparsable or negative, else (min(x, y) / max(x, y))^10 with y = problem["count"], compared
-    exactly (ratio())."""
+    """Reward for a count answer: -1 unparsable or negative, else (min(x, y) / max(x, y))^10 with
+    y = problem["count"], compared exactly (ratio()). For every env but one this is our choice,
+    after the paper's formula for BubbleSwapLowerBound_PermutationCounting (rlve line 43), the
+    only env the text gives it for."""
 
     category = "competition"
 

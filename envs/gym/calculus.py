@@ -249,7 +249,8 @@ def _horner(coeffs: list[int], x):
 
 
 class PolynomialMinimum(GymEnv):
-    """Global minimiser of a polynomial (RLVE paper, mathematical operations / optimisation).
+    """Global minimiser of a polynomial (RLVE paper's example of an optimization problem, rlve
+    lines 51-55; filed under optimization, not math, for that reason).
     d: degree 2(d + 1), integer coefficients in [-10, 10], leading coefficient in [1, 5].
 
     Reward: ((f(x_t) - f(x0)) / (f(x_t) - f(x0*)))^5 clipped to [0, 1] with x_t = 0, x0 the
@@ -258,7 +259,7 @@ class PolynomialMinimum(GymEnv):
     decimals, so `correct` needs a value >= 0.999 rather than exactly 1."""
 
     name = "polynomial_minimum"
-    category = "math"
+    category = "optimization"
     threshold = 0.999
 
     def size(self, difficulty):

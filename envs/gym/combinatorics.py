@@ -1,10 +1,11 @@
 """Competition counting: lattice paths, inversions, necklaces, tilings, tree independent sets,
 subsequences, palindromes, bracket completions, bounded compositions, lattice points.
 
-Every count is an exact Python integer (no modulus), graded like the RLVE paper's counting
-environments (CountEnv: (min(x, y) / max(x, y))^10, exact at equality, -1 unparsable or
-negative). Each generator computes the count with a polynomial DP or a closed formula; the
-brick hooks expose the same function to RACES where the input is one typed value.
+Every count is an exact Python integer (no modulus), graded by CountEnv: (min(x, y) /
+max(x, y))^10, exact at equality, -1 unparsable or negative (our choice, after the paper's
+formula for BubbleSwapLowerBound_PermutationCounting, rlve line 43). Each generator computes
+the count with a polynomial DP or a closed formula; the brick hooks expose the same function to
+RACES where the input is one typed value.
 """
 from __future__ import annotations
 

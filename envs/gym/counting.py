@@ -1,8 +1,9 @@
 """Programming-competition problems with exact answers: counting, DP, combinatorics, games.
 
-Counts grow fast with d, so count answers are graded by (min(x, y) / max(x, y))^10 as in the
-RLVE paper's counting environments (exact Python integers, no modulus: a ratio of residues
-would mean nothing); a negative count is unparsable (-1).
+Counts grow fast with d, so count answers are graded by (min(x, y) / max(x, y))^10 (exact
+Python integers, no modulus: a ratio of residues would mean nothing); a negative count is
+unparsable (-1). The text gives this reward for BubbleSwapLowerBound_PermutationCounting alone
+(rlve line 43); for the other counts here it is our choice, after the paper's formula for that env.
 """
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ class BubbleSwapLowerBoundPermutationCounting(_CountEnv):
     """Good permutations above P (RLVE paper, from CNOI 2018; competition counting).
     d: N = d + 3, P a random permutation; the count comes from the original problem's
     algorithm (321-avoiding completions of each prefix). Reward: -1 unparsable or negative,
-    else (min(x, y) / max(x, y))^10."""
+    else (min(x, y) / max(x, y))^10 (rlve line 43)."""
 
     name = "bubble_swap_lower_bound_permutation_counting"
 

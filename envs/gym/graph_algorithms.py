@@ -4,7 +4,8 @@ sums, graph isomorphism.
 
 Structures are checked (a centroid, an isomorphism, a satisfying assignment: any valid one
 scores 1); determined lists score by entries or as sets (share(), jaccard()); counts are graded
-as in the RLVE paper (CountEnv); -0.5 for an answer of the wrong shape, -1 unparsable.
+by CountEnv's (min/max)^10 (our choice, after the paper's formula for
+BubbleSwapLowerBound_PermutationCounting, rlve line 43); -0.5 for an answer of the wrong shape, -1 unparsable.
 """
 from __future__ import annotations
 
