@@ -2,8 +2,8 @@
 nvidia/Nemotron-Research-Reasoning-Qwen-1.5B): train.py's model_revision / ref_model_revision and the
 engines' engine.revision reach every loader (transformers, vLLM, the offline HF-cache check, --plan's
 shape lookup); a revision with a local directory, or one that is not a revision name, is one line."""
-from __future__ import json
-import annotations
+from __future__ import annotations
+import json
 
 import types
 
