@@ -215,3 +215,108 @@ def test_graph_optima_match_brute_force():
         radius = min(ecc.values())
         for v in range(p["n"]):
             assert value(rec, f"{v} {radius}") == (1.0 if ecc[v] == radius else 0.5)
+
+
+# ---------------------------------------------------------------------------- algo_strings.py
+
+def test_string_arrays_match_definitions():
+    from os.path import commonprefix
+
+    for rec in recs("prefix_function"):
+        s = problem(rec)["s"]
+        assert problem(rec)["values"] == [max(k for k in range(i + 1) if s[:k] == s[i + 1 - k:i + 1]) for i in range(len(s))]
+    for rec in recs("z_function"):
+        s = problem(rec)["s"]
+        assert problem(rec)["values"] == [len(commonprefix([s, s[i:]])) for i in range(len(s))]
+    for rec in recs("lcp_array"):
+        p = problem(rec)
+        s, sa = p["s"], p["sa"]
+        assert p["lcp"] == [len(commonprefix([s[a:], s[b:]])) for a, b in zip(sa, sa[1:])]
+    for rec in recs("burrows_wheeler"):  # inverting the transform gives the string back
+        bwt = problem(rec)["bwt"]
+        table = [""] * len(bwt)
+        for _ in bwt:
+            table = sorted(c + row for c, row in zip(bwt, table))
+        assert next(row for row in table if row.endswith("$")) == problem(rec)["s"] + "$"
+    for rec in recs("lyndon_factorization"):
+        factors = problem(rec)["factors"]
+        assert all(all(w < w[i:] + w[:i] for i in range(1, len(w))) for w in factors)
+        assert all(a >= b for a, b in zip(factors, factors[1:])) and "".join(factors) == problem(rec)["s"]
+        if len(factors) > 1:  # another split of the same string is refused
+            assert value(rec, " ".join([factors[0] + factors[1]] + factors[2:])) == 0.0
+
+
+def _brute_edit(s, t):
+    from functools import lru_cache
+
+    @lru_cache(maxsize=None)
+    def go(i, j):
+        if i == len(s) or j == len(t):
+            return len(s) - i + len(t) - j
+        return min(go(i + 1, j) + 1, go(i, j + 1) + 1, go(i + 1, j + 1) + (s[i] != t[j]))
+
+    return go(0, 0)
+
+
+def test_string_optima_match_brute_force():
+    for rec in recs("edit_script"):
+        p = problem(rec)
+        assert p["optimum"] == _brute_edit(p["s"], p["t"]) == len(gold(rec).splitlines())
+        rewrite = ["DELETE 0" for _ in p["s"]] + [f"INSERT {i} {c}" for i, c in enumerate(p["t"])]
+        assert value(rec, "\n".join(rewrite)) == pytest.approx((p["optimum"] / len(rewrite)) ** 5)
+        if p["optimum"] > 1:  # fewer operations than the distance cannot reach T
+            assert value(rec, "\n".join(gold(rec).splitlines()[:-1])) == 0.0
+    for rec in recs("min_window_substring"):
+        p = problem(rec)
+        from collections import Counter
+        need, text = Counter(p["need"]), p["text"]
+        windows = [(i, j) for i in range(len(text)) for j in range(i, len(text))
+                   if all(Counter(text[i:j + 1])[c] >= k for c, k in need.items())]
+        shortest = min(j - i + 1 for i, j in windows)
+        assert p["optimum"] == shortest
+        for i, j in windows[:30]:
+            assert value(rec, f"{i} {j}") == pytest.approx((shortest / (j - i + 1)) ** 5)
+    for rec in recs("longest_repeated_substring"):
+        s = problem(rec)["s"]
+        repeated = [s[i:j] for i in range(len(s)) for j in range(i + 1, len(s) + 1) if s.find(s[i:j], i + 1) >= 0]
+        top = max(map(len, repeated))
+        assert problem(rec)["optimum"] == top
+        assert all(value(rec, r) == 1.0 for r in repeated if len(r) == top)
+        once = next((s[i:j] for i in range(len(s)) for j in range(i + 1, len(s) + 1) if s.count(s[i:j]) == 1
+                     and s.find(s[i:j], s.find(s[i:j]) + 1) < 0), None)
+        assert once is None or value(rec, once) == -0.5
+    for rec in recs("longest_distinct_substring"):
+        s = problem(rec)["s"]
+        good = [s[i:j] for i in range(len(s)) for j in range(i + 1, len(s) + 1) if len(set(s[i:j])) == j - i]
+        top = max(map(len, good))
+        assert problem(rec)["optimum"] == top and all(value(rec, g) == 1.0 for g in good if len(g) == top)
+    for rec in recs("word_break"):
+        p = problem(rec)
+        words, text = p["words"], p["text"]
+        from functools import lru_cache
+
+        @lru_cache(maxsize=None)
+        def fewest(i):
+            if i == len(text):
+                return 0
+            return min((1 + fewest(i + len(w)) for w in words if text.startswith(w, i)), default=10 ** 9)
+
+        assert p["optimum"] == fewest(0)
+        letters = " ".join(text)  # single letters are words only if the dictionary has them
+        assert value(rec, letters) == (-0.5 if not {"A", "B"} & set(text) <= set(words) else
+                                       pytest.approx((p["optimum"] / len(text)) ** 5))
+    for rec in recs("palindrome_partition"):
+        s = problem(rec)["s"]
+        best = len(s)
+        for cuts in itertools.product((0, 1), repeat=len(s) - 1):
+            pieces, start = [], 0
+            for i, c in enumerate(cuts, 1):
+                if c:
+                    pieces.append(s[start:i])
+                    start = i
+            pieces.append(s[start:])
+            if all(x == x[::-1] for x in pieces):
+                best = min(best, len(pieces))
+        assert problem(rec)["optimum"] == best
+        assert value(rec, " ".join(s)) == pytest.approx((best / len(s)) ** 5)
+        assert value(rec, s) == (1.0 if s == s[::-1] else -0.5)
