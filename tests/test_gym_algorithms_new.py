@@ -320,3 +320,99 @@ def test_string_optima_match_brute_force():
         assert problem(rec)["optimum"] == best
         assert value(rec, " ".join(s)) == pytest.approx((best / len(s)) ** 5)
         assert value(rec, s) == (1.0 if s == s[::-1] else -0.5)
+
+
+# ---------------------------------------------------------------------------- algo_geometry.py
+
+def _cross(o, a, b):
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+
+def _in_closed_triangle(p, a, b, c):
+    s = [_cross(a, b, p), _cross(b, c, p), _cross(c, a, p)]
+    return all(x >= 0 for x in s) or all(x <= 0 for x in s)
+
+
+def _on_closed_segment(p, a, b):
+    return _cross(a, b, p) == 0 and min(a[0], b[0]) <= p[0] <= max(a[0], b[0]) and min(a[1], b[1]) <= p[1] <= max(a[1], b[1])
+
+
+def test_hull_and_pairs_match_brute_force():
+    for rec in recs("convex_hull"):
+        pts = [tuple(p) for p in problem(rec)["points"]]
+        corners = {i for i, p in enumerate(pts) if not any(
+            _in_closed_triangle(p, *(pts[k] for k in tri)) for tri in itertools.combinations(
+                [j for j in range(len(pts)) if j != i], 3)) and not any(
+            _on_closed_segment(p, pts[a], pts[b]) for a, b in itertools.combinations(
+                [j for j in range(len(pts)) if j != i], 2))}
+        hull = problem(rec)["hull"]
+        assert set(hull) == corners
+        assert all(_cross(pts[a], pts[b], pts[c]) > 0 for a, b, c in zip(hull, hull[1:] + hull[:1], hull[2:] + hull[:2]))
+        assert value(rec, " ".join(map(str, hull[1:] + hull[:1]))) == 1.0  # another start
+        assert value(rec, " ".join(map(str, hull[::-1]))) == 0.5  # clockwise
+    for name, pick in (("closest_pair", min), ("farthest_pair", max)):
+        for rec in recs(name):
+            pts = problem(rec)["points"]
+            d2 = {(i, j): (pts[i][0] - pts[j][0]) ** 2 + (pts[i][1] - pts[j][1]) ** 2
+                  for i, j in itertools.combinations(range(len(pts)), 2)}
+            best = pick(d2.values())
+            for (i, j), d in list(d2.items())[:40]:
+                assert (value(rec, f"{j} {i}") == 1.0) == (d == best)
+    for rec in recs("max_collinear_points"):
+        pts = problem(rec)["points"]
+        most = max(sum(_cross(pts[a], pts[b], p) == 0 for p in pts) for a, b in itertools.combinations(range(len(pts)), 2))
+        assert problem(rec)["optimum"] == most
+        assert value(rec, "0 1") == pytest.approx((2 / most) ** 5)
+        triple = next(t for t in itertools.combinations(range(len(pts)), 3) if _cross(*(pts[k] for k in t)) != 0)
+        assert value(rec, " ".join(map(str, triple))) == 0.0
+
+
+def _meet(a, b, c, d):
+    """Exact parametric intersection of closed segments ab and cd, written apart from the env's tests."""
+    from fractions import Fraction
+
+    r, s = (b[0] - a[0], b[1] - a[1]), (d[0] - c[0], d[1] - c[1])
+    qp = (c[0] - a[0], c[1] - a[1])
+    den = r[0] * s[1] - r[1] * s[0]
+    if den == 0:
+        if qp[0] * r[1] - qp[1] * r[0]:
+            return False  # parallel, apart
+        rr = r[0] * r[0] + r[1] * r[1]
+        t0 = Fraction(qp[0] * r[0] + qp[1] * r[1], rr)
+        t1 = t0 + Fraction(s[0] * r[0] + s[1] * r[1], rr)
+        return max(min(t0, t1), 0) <= min(max(t0, t1), 1)
+    t = Fraction(qp[0] * s[1] - qp[1] * s[0], den)
+    u = Fraction(qp[0] * r[1] - qp[1] * r[0], den)
+    return 0 <= t <= 1 and 0 <= u <= 1
+
+
+def _winding(poly, q):
+    import math
+
+    total = 0.0
+    for a, b in zip(poly, poly[1:] + poly[:1]):
+        total += math.atan2(_cross(q, a, b), (a[0] - q[0]) * (b[0] - q[0]) + (a[1] - q[1]) * (b[1] - q[1]))
+    return round(total / (2 * math.pi))
+
+
+def _where(poly, q):
+    if any(_on_closed_segment(q, a, b) for a, b in zip(poly, poly[1:] + poly[:1])):
+        return "B"
+    return "I" if _winding(poly, q) else "O"
+
+
+def test_polygon_and_segment_answers_match_brute_force():
+    for rec in recs("segment_intersections"):
+        segs = problem(rec)["segments"]
+        pairs = [(i, j) for i, j in itertools.combinations(range(len(segs)), 2) if _meet(*segs[i], *segs[j])]
+        assert list(map(tuple, problem(rec)["pairs"])) == pairs
+        assert value(rec, "\n".join(f"{j} {i}" for i, j in reversed(pairs))) == 1.0  # any order, either way round
+    for rec in recs("point_in_polygon"):
+        p = problem(rec)
+        poly = [tuple(v) for v in p["polygon"]]
+        assert p["labels"] == "".join(_where(poly, tuple(q)) for q in p["queries"])
+    for rec in recs("polygon_interior_lattice_points", (0, 1)):
+        poly = [tuple(v) for v in problem(rec)["polygon"]]
+        xs, ys = [x for x, _ in poly], [y for _, y in poly]
+        inside = sum(_where(poly, (x, y)) == "I" for x in range(min(xs), max(xs) + 1) for y in range(min(ys), max(ys) + 1))
+        assert problem(rec)["value"] == inside
