@@ -416,3 +416,133 @@ def test_polygon_and_segment_answers_match_brute_force():
         xs, ys = [x for x, _ in poly], [y for _, y in poly]
         inside = sum(_where(poly, (x, y)) == "I" for x in range(min(xs), max(xs) + 1) for y in range(min(ys), max(ys) + 1))
         assert problem(rec)["value"] == inside
+
+
+# ---------------------------------------------------------------------------- algo_structures.py
+
+def test_stack_permutation_checks_by_running_the_stack():
+    for rec in recs("stack_permutation", (0,)):
+        n = len(problem(rec)["target"])
+        right = [ops for ops in itertools.product("+-", repeat=2 * n) if value(rec, " ".join(ops)) == 1.0]
+        assert right == [tuple(gold(rec).split())]  # exactly one run produces the target
+    rec = hand("stack_permutation", {"target": [3, 1, 2]})  # 3 1 2 cannot come out of a stack
+    assert all(value(rec, " ".join(ops)) < 1.0 for ops in itertools.product("+-", repeat=6))
+    assert value(rec, "+ + + - - -") == pytest.approx((1 / 3) ** 5)  # 3 right, then 2 instead of 1
+
+
+def test_structure_simulations_match_independent_runs():
+    for rec in recs("binary_heap_array"):
+        heap = []
+        for op in problem(rec)["ops"]:
+            if op == "extract":
+                heap[0] = heap[-1]
+                heap.pop()
+                i = 0
+                while 2 * i + 1 < len(heap):
+                    c = 2 * i + 1 if 2 * i + 2 >= len(heap) or heap[2 * i + 1] < heap[2 * i + 2] else 2 * i + 2
+                    if heap[c] > heap[i]:
+                        break
+                    heap[c], heap[i], i = heap[i], heap[c], c
+            else:
+                heap.append(int(op.split()[1]))
+                i = len(heap) - 1
+                while i and heap[(i - 1) // 2] > heap[i]:
+                    heap[(i - 1) // 2], heap[i], i = heap[i], heap[(i - 1) // 2], (i - 1) // 2
+        assert problem(rec)["heap"] == heap
+    for rec in recs("lru_cache"):
+        p, cache, out = problem(rec), [], []
+        for k in p["requests"]:
+            out.append("H" if k in cache else "M")
+            cache = [x for x in cache if x != k] + [k]
+            cache = cache[-p["capacity"]:]
+        assert p["result"] == "".join(out)
+    for rec in recs("bst_parents"):
+        keys, parents = problem(rec)["keys"], []
+        for i, k in enumerate(keys[1:], 1):  # the parent: the nearest earlier key on the search path
+            lo = max((x for x in keys[:i] if x < k), default=None)
+            hi = min((x for x in keys[:i] if x > k), default=None)
+            parents.append(lo if hi is None or (lo is not None and keys.index(lo) > keys.index(hi)) else hi)
+        assert problem(rec)["parents"] == parents
+    for rec in recs("round_robin_scheduling"):
+        p = problem(rec)
+        left, t, done, queue = p["bursts"][:], 0, {}, list(range(len(p["bursts"])))
+        while queue:
+            i = queue.pop(0)
+            for _ in range(p["quantum"]):  # one time unit at a time
+                if left[i]:
+                    left[i] -= 1
+                    t += 1
+            if left[i]:
+                queue.append(i)
+            else:
+                done[i] = t
+        assert p["done"] == [done[i] for i in range(len(left))]
+    for rec in recs("linear_probing_table"):
+        p = problem(rec)
+        table = dict()
+        for k in p["keys"]:
+            slot = next(s % p["m"] for s in range(k % p["m"], k % p["m"] + p["m"]) if s % p["m"] not in table)
+            table[slot] = k
+        assert p["table"] == [str(table[i]) if i in table else "." for i in range(p["m"])]
+    for rec in recs("multi_server_queue"):
+        p = problem(rec)
+        busy_until, done, waiting, t = [0] * p["servers"], [None] * len(p["arrivals"]), [], 0
+        while None in done:  # tick by tick
+            waiting += [i for i, a in enumerate(p["arrivals"]) if a == t]
+            for s in range(p["servers"]):
+                if busy_until[s] <= t and waiting:
+                    i = waiting.pop(0)
+                    busy_until[s] = done[i] = t + p["service"][i]
+            t += 1
+        assert p["done"] == done
+
+
+def test_avl_trees_are_balanced_search_trees():
+    def shape(pre):  # rebuild a BST from its preorder: (key, left, right)
+        if not pre:
+            return None
+        root = pre[0]
+        return root, shape([k for k in pre[1:] if k < root]), shape([k for k in pre[1:] if k > root])
+
+    def height(t):
+        return 0 if t is None else 1 + max(height(t[1]), height(t[2]))
+
+    def balanced(t):
+        return t is None or (abs(height(t[1]) - height(t[2])) <= 1 and balanced(t[1]) and balanced(t[2]))
+
+    for rec in recs("avl_preorder", (0, 3, 8)):
+        p = problem(rec)
+        tree = shape(p["preorder"])
+        assert sorted(p["preorder"]) == sorted(p["keys"]) and balanced(tree)
+    env = envs.make("avl_preorder")
+    for keys, pre in (([1, 2, 3, 4, 5, 6, 7], [4, 2, 1, 3, 6, 5, 7]), ([3, 1, 2], [2, 1, 3]), ([1, 3, 2], [2, 1, 3]),
+                      ([10, 20, 30, 25, 28], [20, 10, 28, 25, 30])):
+        rec = hand("avl_preorder", {"keys": keys, "preorder": pre})
+        root = None
+        from envs.gym.algo_structures import _avl_insert, _preorder
+        for k in keys:
+            root = _avl_insert(root, k)
+        assert _preorder(root) == pre and env.score(rec, f"<answer>{' '.join(map(str, pre))}</answer>").correct
+
+
+def test_postfix_evaluates_like_the_infix():
+    from fractions import Fraction
+    import random
+
+    rng = random.Random(0)
+    for rec in recs("infix_to_postfix", (0, 2, 5, 9)):
+        p = problem(rec)
+        for _ in range(3):
+            env_vars = {c: Fraction(rng.randint(1, 9)) for c in "abcdefghijklmnopqrstuvwxyz"}
+            try:
+                expected = eval(p["infix"], {}, env_vars)  # noqa: S307 (our own letters and + - * /)
+            except ZeroDivisionError:
+                continue
+            stack = []
+            for t in p["postfix"]:
+                if t in "+-*/":
+                    b, a = stack.pop(), stack.pop()
+                    stack.append({"+": a + b, "-": a - b, "*": a * b, "/": a / b if b else None}[t])
+                else:
+                    stack.append(env_vars[t])
+            assert stack == [expected]
