@@ -546,3 +546,121 @@ def test_postfix_evaluates_like_the_infix():
                 else:
                     stack.append(env_vars[t])
             assert stack == [expected]
+
+
+# ---------------------------------------------------------------------------- algo_intervals.py
+
+def _covers(ivs, length):  # integer endpoints: checking every half-unit point is exact
+    return all(any(a <= x / 2 <= b for a, b in ivs) for x in range(2 * length + 1))
+
+
+def test_interval_answers_match_brute_force():
+    for rec in recs("interval_list_intersections"):
+        p = problem(rec)
+        pairs = sorted((max(a[0], b[0]), min(a[1], b[1])) for a in p["a"] for b in p["b"] if max(a[0], b[0]) <= min(a[1], b[1]))
+        assert list(map(tuple, p["common"])) == pairs
+    for rec in recs("interval_cover", (0, 1)):
+        p = problem(rec)
+        ivs, n = p["intervals"], len(p["intervals"])
+        covering = [c for k in range(1, n + 1) for c in itertools.combinations(range(n), k)
+                    if _covers([ivs[i] for i in c], p["length"])]
+        assert p["optimum"] == min(map(len, covering))
+        for c in covering[:20]:
+            assert value(rec, " ".join(map(str, c))) == pytest.approx((p["optimum"] / len(c)) ** 5)
+        gaps = next(c for c in itertools.combinations(range(n), 2) if not _covers([ivs[i] for i in c], p["length"]))
+        assert value(rec, " ".join(map(str, gaps))) == 0.0
+    for rec in recs("skyline"):
+        p = problem(rec)
+
+        def height(x):
+            return max((h for l, r, h in p["buildings"] if l < x < r), default=0)
+
+        keys = [(x, height(x + 0.5)) for x in range(0, 5 * len(p["buildings"]) + 2) if height(x + 0.5) != height(x - 0.5)]
+        assert list(map(tuple, p["keys"])) == keys
+    for rec in recs("rectangle_union_area"):
+        rects = problem(rec)["rects"]
+        cells = {(x, y) for x0, y0, x1, y1 in rects for x in range(x0, x1) for y in range(y0, y1)}
+        assert problem(rec)["value"] == len(cells)
+    for rec in recs("interval_point_coverage"):
+        p = problem(rec)
+        assert p["counts"] == [sum(a <= q <= b for a, b in p["intervals"]) for q in p["queries"]]
+
+
+# ---------------------------------------------------------------------------- algo_search.py
+
+def test_search_answers_are_checked_against_brute_force():
+    for rec in recs("three_sum", (0,)):
+        p = problem(rec)
+        for t in itertools.combinations(range(len(p["array"])), 3):
+            assert value(rec, " ".join(map(str, reversed(t)))) == (1.0 if sum(p["array"][i] for i in t) == p["target"] else 0.0)
+    for rec in recs("shortest_subarray_at_least"):
+        p = problem(rec)
+        a = p["array"]
+        ok = [(l, r) for l in range(len(a)) for r in range(l, len(a)) if sum(a[l:r + 1]) >= p["target"]]
+        assert p["optimum"] == min(r - l + 1 for l, r in ok)
+        assert all(value(rec, f"{l} {r}") == pytest.approx((p["optimum"] / (r - l + 1)) ** 5) for l, r in ok[:30])
+    for rec in recs("jump_game"):
+        a = problem(rec)["array"]
+        fewest = [0] + [10 ** 9] * (len(a) - 1)
+        for i in range(len(a)):
+            for j in range(i + 1, min(len(a), i + a[i] + 1)):
+                fewest[j] = min(fewest[j], fewest[i] + 1)
+        assert problem(rec)["optimum"] == fewest[-1]
+    for rec in recs("gas_station"):
+        p = problem(rec)
+        prefix = list(itertools.accumulate(g - c for g, c in zip(p["gas"], p["cost"])))
+        assert int(gold(rec)) == (prefix.index(min(prefix)) + 1) % len(prefix)  # after the lowest prefix sum
+        assert sum(value(rec, str(s)) == 1.0 for s in range(len(prefix))) == 1
+    for rec in recs("next_permutation", (0, 1)):
+        a = problem(rec)["array"]
+        perms = sorted(set(itertools.permutations(a)))
+        assert problem(rec)["next"] == list(perms[perms.index(tuple(a)) + 1])
+    for rec in recs("lower_bound_queries"):
+        p = problem(rec)
+        assert p["positions"] == [next((i for i, x in enumerate(p["array"]) if x >= q), len(p["array"])) for q in p["queries"]]
+    for rec in recs("fire_spread_time"):
+        grid = [list(r) for r in problem(rec)["grid"]]
+        minute = 0
+        while True:  # minute by minute
+            spread = [(r + dr, c + dc) for r, row in enumerate(grid) for c, x in enumerate(row) if x == "F"
+                      for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))
+                      if 0 <= r + dr < len(grid) and 0 <= c + dc < len(grid) and grid[r + dr][c + dc] == "."]
+            if not spread:
+                break
+            for r, c in spread:
+                grid[r][c] = "F"
+            minute += 1
+        assert problem(rec)["value"] == minute
+    for rec in recs("candy_distribution"):
+        r = problem(rec)["ratings"]
+        c, changed = [1] * len(r), True
+        while changed:  # the least fixed point of the constraints
+            changed = False
+            for i in range(len(r)):
+                for j in (i - 1, i + 1):
+                    if 0 <= j < len(r) and r[i] > r[j] and c[i] <= c[j]:
+                        c[i], changed = c[j] + 1, True
+        assert problem(rec)["value"] == sum(c)
+
+
+def _best_profit(prices, k, start=0):
+    if k == 0:
+        return 0
+    best = 0
+    for b in range(start, len(prices)):
+        for s in range(b + 1, len(prices)):
+            best = max(best, prices[s] - prices[b] + _best_profit(prices, k - 1, s))
+    return best
+
+
+def test_stock_trades_match_brute_force_and_are_checked():
+    for rec in recs("stock_trades", (0, 1)):
+        p = problem(rec)
+        assert p["best"] == _best_profit(p["prices"], p["k"])
+        trades = [tuple(map(int, line.split())) for line in gold(rec).splitlines()]
+        assert len(trades) <= p["k"]
+        single = max(((i, j) for i in range(len(p["prices"])) for j in range(i + 1, len(p["prices"]))),
+                     key=lambda t: p["prices"][t[1]] - p["prices"][t[0]])
+        assert value(rec, f"{single[0]} {single[1]}") == pytest.approx(
+            min(1.0, (p["prices"][single[1]] - p["prices"][single[0]]) / p["best"]) ** 5)
+        assert value(rec, "\n".join(f"{single[0]} {single[1]}" for _ in range(2))) == -0.5  # overlapping trades

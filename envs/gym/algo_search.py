@@ -1,0 +1,420 @@
+"""Array and search algorithms: three-sum, the shortest subarray reaching a sum, jump games, the
+gas-station circuit, the next permutation, lower-bound queries, multi-source BFS on a grid,
+candy distribution, stock trading with k transactions.
+
+What makes each its own problem (next to arrays.py, sequences.py and dp_optimization.py): each
+is a distinct classical technique: hashing or two pointers over sorted values, a sliding window
+over positive numbers, greedy reach, a prefix-minimum argument, the next-permutation swap and
+reversal, binary search, BFS from many sources at once, two greedy passes, a DP over
+transactions. max_subarray_sum asks for the largest sum; here it is the shortest window
+reaching a threshold.
+
+Rewards (our choice): -1 unparsable, -0.5 an answer of the wrong shape; answers that name
+indices or trades are checked (every optimal one scores 1) and graded against the optimum;
+determined lists score (entries right / entries)^5 (matches()); single values 1 exact, else 0.
+"""
+from __future__ import annotations
+
+import bisect
+from collections import deque
+
+from envs.gym.base import INT_FORMAT, GymEnv, IntEnv, Retry, ask, index_set, int_list, matches
+
+
+class ThreeSum(GymEnv):
+    """Three positions whose numbers add up to a target (classical algorithms, sort and two
+    pointers). d: n = d + 6 distinct integers in [-10n, 10n], the target the sum of a planted
+    triple. Answer: three distinct indices. Reward: -1 unparsable, -0.5 not three distinct
+    valid indices, 1 if the sum is the target, else 0 (any such triple scores 1)."""
+
+    name = "three_sum"
+    category = "algorithms"
+
+    def size(self, difficulty):
+        return difficulty + 6
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        a = rng.sample(range(-10 * n, 10 * n + 1), n)
+        triple = sorted(rng.sample(range(n), 3))
+        return {"array": a, "target": sum(a[i] for i in triple)}, " ".join(map(str, triple))
+
+    def prompt(self, problem):
+        a = problem["array"]
+        return ask(f"Array (indices 0 to {len(a) - 1}): " + " ".join(map(str, a)) + f"\n\nFind three different "
+                   f"positions whose numbers add up to {problem['target']}.",
+                   "Give the three indices separated by spaces, e.g. <answer>1 4 6</answer>.")
+
+    def reward(self, problem, answer):
+        got = index_set(answer, len(problem["array"]))
+        if got is None or len(got) != 3:
+            return -0.5
+        return 1.0 if sum(problem["array"][i] for i in got) == problem["target"] else 0.0
+
+
+class ShortestSubarrayAtLeast(GymEnv):
+    """The shortest contiguous subarray of positive numbers whose sum reaches S (classical
+    algorithms, sliding window). d: n = 2d + 8 numbers in 1..20, S between the largest number + 1
+    and half the total. Answer: l r (0-based, inclusive). Reward: -1 unparsable, -0.5 not a
+    range, 0 if its sum is below S, else (shortest length / its length)^5."""
+
+    name = "shortest_subarray_at_least"
+    category = "algorithms"
+
+    def size(self, difficulty):
+        return 2 * difficulty + 8
+
+    def build(self, rng, difficulty):
+        a = [rng.randint(1, 20) for _ in range(self.size(difficulty))]
+        target = rng.randint(max(a) + 1, max(max(a) + 1, sum(a) // 2))
+        best, left, total = None, 0, 0
+        for right, x in enumerate(a):
+            total += x
+            while total - a[left] >= target:
+                total -= a[left]
+                left += 1
+            if total >= target and (best is None or right - left < best[1] - best[0]):
+                best = (left, right)
+        return {"array": a, "target": target, "optimum": best[1] - best[0] + 1}, f"{best[0]} {best[1]}"
+
+    def prompt(self, problem):
+        a = problem["array"]
+        return ask(f"Array (indices 0 to {len(a) - 1}): " + " ".join(map(str, a)) + "\n\nFind a shortest contiguous "
+                   f"part a[l..r] whose sum is at least {problem['target']}.",
+                   "Give l and r (inclusive) separated by a space, e.g. <answer>3 6</answer>.")
+
+    def reward(self, problem, answer):
+        lr, a = int_list(answer), problem["array"]
+        if len(lr) != 2 or not 0 <= lr[0] <= lr[1] < len(a):
+            return -0.5
+        if sum(a[lr[0]:lr[1] + 1]) < problem["target"]:
+            return 0.0
+        return (problem["optimum"] / (lr[1] - lr[0] + 1)) ** 5
+
+
+class JumpGame(GymEnv):
+    """Reach the last position with the fewest jumps (classical algorithms, greedy BFS by
+    reach): from position i one may jump forward 1..a[i] places. d: n = d + 6 positions, values
+    0..4, the last reachable. Answer: the positions visited, from 0 to n - 1. Reward: -1
+    unparsable, -0.5 not a valid sequence of jumps from 0 to n - 1, else (fewest jumps / its
+    jumps)^5."""
+
+    name = "jump_game"
+    category = "algorithms"
+
+    def size(self, difficulty):
+        return difficulty + 6
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        a = [rng.randint(0, 4) for _ in range(n)]
+        a[-1] = 0
+        prev, queue = {0: None}, deque([0])
+        while queue:
+            i = queue.popleft()
+            for j in range(i + 1, min(n, i + a[i] + 1)):
+                if j not in prev:
+                    prev[j] = i
+                    queue.append(j)
+        if n - 1 not in prev:
+            raise Retry
+        path, i = [], n - 1
+        while i is not None:
+            path.append(i)
+            i = prev[i]
+        return {"array": a, "optimum": len(path) - 1}, " ".join(map(str, reversed(path)))
+
+    def prompt(self, problem):
+        a = problem["array"]
+        return ask(f"Array (positions 0 to {len(a) - 1}): " + " ".join(map(str, a)) + "\n\nStart at position 0. From "
+                   "position i you may jump forward to any of the next a[i] positions (1 to a[i] places). Reach "
+                   f"position {len(a) - 1} with as few jumps as possible.",
+                   f"Give the positions you stand on, from 0 to {len(a) - 1}, separated by spaces, e.g. "
+                   "<answer>0 2 5</answer>.")
+
+    def reward(self, problem, answer):
+        path, a = int_list(answer), problem["array"]
+        if len(path) < 2 or path[0] != 0 or path[-1] != len(a) - 1 or \
+                any(not 1 <= j - i <= a[i] for i, j in zip(path, path[1:])):
+            return -0.5
+        return (problem["optimum"] / (len(path) - 1)) ** 5
+
+
+def circuit_starts(gas, cost) -> list[int]:
+    """Every start from which the tank never goes negative around the circle (by simulation)."""
+    n, out = len(gas), []
+    for s in range(n):
+        tank = 0
+        for k in range(n):
+            tank += gas[(s + k) % n] - cost[(s + k) % n]
+            if tank < 0:
+                break
+        else:
+            out.append(s)
+    return out
+
+
+class GasStation(GymEnv):
+    """The one station from which a car can drive round a circular route (classical algorithms:
+    the start after the lowest prefix sum). d: n = d + 5 stations, gas and costs 1..10 with equal
+    totals, drawn until exactly one start works. Answer: the start. Reward: -1 unparsable, -0.5
+    not a station, 1 if the trip from it never runs dry, else 0."""
+
+    name = "gas_station"
+    category = "algorithms"
+
+    def size(self, difficulty):
+        return difficulty + 5
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        gas = [rng.randint(1, 10) for _ in range(n)]
+        cost = [rng.randint(1, 10) for _ in range(n)]
+        diff = sum(gas) - sum(cost)
+        while diff:  # equal totals: exactly the starts after a lowest prefix sum work
+            i = rng.randrange(n)
+            if diff > 0 and cost[i] < 10:
+                cost[i], diff = cost[i] + 1, diff - 1
+            elif diff < 0 and gas[i] < 10:
+                gas[i], diff = gas[i] + 1, diff + 1
+        starts = circuit_starts(gas, cost)
+        if len(starts) != 1:
+            raise Retry
+        return {"gas": gas, "cost": cost}, str(starts[0])
+
+    def prompt(self, problem):
+        gas, cost = problem["gas"], problem["cost"]
+        n = len(gas)
+        return ask(f"{n} fuel stations 0..{n - 1} lie on a circular road. At station i a car can take gas[i] units of "
+                   f"fuel; driving from station i to station i + 1 (from {n - 1} back to 0) uses cost[i] units.\ngas:  "
+                   + " ".join(map(str, gas)) + "\ncost: " + " ".join(map(str, cost)) + "\n\nThe car starts with an "
+                   "empty tank of unlimited size. From which station can it drive once round the whole circle without "
+                   "running out of fuel (exactly one station works)?", INT_FORMAT)
+
+    def reward(self, problem, answer):
+        got = int_list(answer)
+        n = len(problem["gas"])
+        if len(got) != 1 or not 0 <= got[0] < n:
+            return -0.5
+        return 1.0 if got[0] in circuit_starts(problem["gas"], problem["cost"]) else 0.0
+
+
+def next_permutation(p: list[int]) -> list[int] | None:
+    p = p[:]
+    i = len(p) - 2
+    while i >= 0 and p[i] >= p[i + 1]:
+        i -= 1
+    if i < 0:
+        return None
+    j = len(p) - 1
+    while p[j] <= p[i]:
+        j -= 1
+    p[i], p[j] = p[j], p[i]
+    p[i + 1:] = reversed(p[i + 1:])
+    return p
+
+
+class NextPermutation(GymEnv):
+    """The lexicographically next arrangement of a sequence (classical algorithms: find the last
+    ascent, swap with the smallest larger element to its right, reverse the tail). d: n = d + 5
+    values in 1..n // 2 + 2 (repeats allowed), with a long decreasing tail half the time. Reward:
+    -1 unparsable, -0.5 wrong count, else (positions right / n)^5. Its own problem: one step of
+    the order (kth_permutation and permutation_rank index into it)."""
+
+    name = "next_permutation"
+    category = "algorithms"
+
+    def size(self, difficulty):
+        return difficulty + 5
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        a = [rng.randint(1, n // 2 + 2) for _ in range(n)]
+        if rng.random() < 0.5:
+            cut = rng.randint(1, n - 1)
+            a[cut:] = sorted(a[cut:], reverse=True)
+        nxt = next_permutation(a)
+        if nxt is None:
+            raise Retry
+        return {"array": a, "next": nxt}, " ".join(map(str, nxt))
+
+    def prompt(self, problem):
+        return ask("Sequence: " + " ".join(map(str, problem["array"])) + "\n\nAmong all rearrangements of these numbers, "
+                   "ordered lexicographically (compare the first position that differs), which comes right after "
+                   "this one?", "Give the rearranged sequence separated by spaces, e.g. <answer>1 3 2 2</answer>.")
+
+    def reward(self, problem, answer):
+        return matches(int_list(answer), problem["next"])
+
+
+class LowerBoundQueries(GymEnv):
+    """Binary search: for each query, the first position of a sorted array holding a value at
+    least as large (classical algorithms, lower bound). d: n = 2d + 8 sorted values 0..3n with
+    repeats, d + 4 queries. Answer: a position per query, n when every value is smaller. Reward:
+    -1 unparsable, -0.5 wrong count, else (positions right / queries)^5."""
+
+    name = "lower_bound_queries"
+    category = "algorithms"
+
+    def size(self, difficulty):
+        return 2 * difficulty + 8
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        a = sorted(rng.randint(0, 3 * n) for _ in range(n))
+        queries = [rng.randint(-2, 3 * n + 2) for _ in range(difficulty + 4)]
+        pos = [bisect.bisect_left(a, q) for q in queries]
+        return {"array": a, "queries": queries, "positions": pos}, " ".join(map(str, pos))
+
+    def prompt(self, problem):
+        a = problem["array"]
+        return ask(f"Sorted array (positions 0 to {len(a) - 1}): " + " ".join(map(str, a)) + "\n\nFor each query q, give "
+                   f"the first position whose value is >= q ({len(a)} if there is none). Queries: " +
+                   " ".join(map(str, problem["queries"])), "Give the positions in query order separated by spaces, "
+                   "e.g. <answer>0 4 4 9</answer>.")
+
+    def reward(self, problem, answer):
+        return matches(int_list(answer), problem["positions"])
+
+
+class FireSpreadTime(IntEnv):
+    """Minutes until a fire started in several cells stops spreading (classical algorithms,
+    multi-source BFS): each minute it spreads to the free cells next to burning ones. d: an
+    n x n grid, n = d // 2 + 5, about 25% walls, 1-3 fires. Answer: the minute the last
+    reachable cell catches fire. Reward: -1 unparsable, 1 exact, else 0. Its own problem: all
+    sources at once (maze_shortest_path and knight_distance search from one)."""
+
+    name = "fire_spread_time"
+    category = "algorithms"
+
+    def size(self, difficulty):
+        return difficulty // 2 + 5
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        grid = [["#" if rng.random() < 0.25 else "." for _ in range(n)] for _ in range(n)]
+        free = [(r, c) for r in range(n) for c in range(n) if grid[r][c] == "."]
+        if len(free) < 4:
+            raise Retry
+        fires = rng.sample(free, rng.randint(1, 3))
+        dist = {f: 0 for f in fires}
+        queue = deque(fires)
+        while queue:
+            r, c = queue.popleft()
+            for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                x, y = r + dr, c + dc
+                if 0 <= x < n and 0 <= y < n and grid[x][y] == "." and (x, y) not in dist:
+                    dist[(x, y)] = dist[(r, c)] + 1
+                    queue.append((x, y))
+        value = max(dist.values())
+        if value < 2:
+            raise Retry
+        for r, c in fires:
+            grid[r][c] = "F"
+        return {"grid": ["".join(row) for row in grid], "value": value}, str(value)
+
+    def prompt(self, problem):
+        return ask("A grid ('.' free, '#' wall, F burning at minute 0):\n" + "\n".join(problem["grid"]) + "\n\nEvery "
+                   "minute the fire spreads from each burning cell to the free cells directly above, below, left and "
+                   "right of it. At which minute does the last cell that the fire can ever reach catch fire?", INT_FORMAT)
+
+
+class CandyDistribution(IntEnv):
+    """The fewest candies for children in a row (classical algorithms, two greedy passes): each
+    gets at least one, and a child rated higher than a neighbour gets more than that neighbour.
+    d: n = 2d + 6 ratings in 1..5. Reward: -1 unparsable, 1 exact, else 0."""
+
+    name = "candy_distribution"
+    category = "algorithms"
+
+    def size(self, difficulty):
+        return 2 * difficulty + 6
+
+    def build(self, rng, difficulty):
+        r = [rng.randint(1, 5) for _ in range(self.size(difficulty))]
+        c = [1] * len(r)
+        for i in range(1, len(r)):
+            if r[i] > r[i - 1]:
+                c[i] = c[i - 1] + 1
+        for i in range(len(r) - 2, -1, -1):
+            if r[i] > r[i + 1]:
+                c[i] = max(c[i], c[i + 1] + 1)
+        return {"ratings": r, "value": sum(c)}, str(sum(c))
+
+    def prompt(self, problem):
+        return ask("Children stand in a row with these ratings: " + " ".join(map(str, problem["ratings"])) + "\n\nGive "
+                   "each child at least one candy, and every child with a higher rating than a neighbour more candies "
+                   "than that neighbour. What is the fewest candies in total?", INT_FORMAT)
+
+
+def best_trades(prices: list[int], k: int) -> int:
+    """DP over days: hold[j] / free[j] = best cash with j purchases made, holding or not."""
+    neg = float("-inf")
+    hold, free = [neg] * (k + 1), [0] + [neg] * k
+    for p in prices:
+        for j in range(k, 0, -1):
+            free[j] = max(free[j], hold[j] + p)
+            hold[j] = max(hold[j], free[j - 1] - p)
+    return max(free)
+
+
+class StockTrades(GymEnv):
+    """The most profit from at most k buy-then-sell trades (classical algorithms, DP over
+    transactions). d: n = 2d + 8 daily prices in 1..50, k = 1 + d // 5; trades may not overlap
+    (a sale and the next purchase may share a day). Answer: "buy sell" day pairs. Reward: -1
+    unparsable, -0.5 more than k trades, a day out of range or overlapping trades, else (its
+    profit / the best)^5 (0 for no profit). Its own problem: the trades are checked, any best
+    set scores 1."""
+
+    name = "stock_trades"
+    category = "algorithms"
+
+    def size(self, difficulty):
+        return 2 * difficulty + 8
+
+    def build(self, rng, difficulty):
+        prices, k = [rng.randint(1, 50) for _ in range(self.size(difficulty))], 1 + difficulty // 5
+        best = best_trades(prices, k)
+        if best <= 0:
+            raise Retry
+        trades = _trades(prices, k, best)
+        return {"prices": prices, "k": k, "best": best}, "\n".join(f"{b} {s}" for b, s in trades)
+
+    def prompt(self, problem):
+        p = problem["prices"]
+        return ask(f"A share's price on days 0 to {len(p) - 1}: " + " ".join(map(str, p)) + f"\n\nMake at most "
+                   f"{problem['k']} trades, each buying one share on some day and selling it on a later day, never "
+                   "holding more than one share (a sale and the next purchase may be on the same day). Maximise the "
+                   "total profit.", "Give one trade per line as \"buy_day sell_day\", e.g. <answer>1 4\n6 9</answer>.")
+
+    def reward(self, problem, answer):
+        nums, p = int_list(answer), problem["prices"]
+        trades = list(zip(nums[::2], nums[1::2]))
+        if len(nums) % 2 or len(trades) > problem["k"] or any(not 0 <= b < s < len(p) for b, s in trades) or \
+                any(s1 > b2 for (_, s1), (b2, _) in zip(sorted(trades), sorted(trades)[1:])):
+            return -0.5
+        profit = sum(p[s] - p[b] for b, s in trades)
+        return max(0.0, min(1.0, profit / problem["best"])) ** 5
+
+
+def _trades(prices, k, best) -> list[tuple[int, int]]:
+    """One best set of trades, walked out of the table f[i][j][h]: the best profit from day i on
+    with j trades left, holding a share (h = 1) or not."""
+    n, neg = len(prices), float("-inf")
+    f = [[[0, neg] for _ in range(k + 1)] for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(k + 1):
+            f[i][j][0] = max(f[i + 1][j][0], -prices[i] + f[i + 1][j - 1][1] if j else neg)
+            f[i][j][1] = max(f[i + 1][j][1], prices[i] + f[i][j][0])
+    out, i, j, holding, buy = [], 0, k, 0, -1
+    while i < n:
+        if holding and f[i][j][1] == prices[i] + f[i][j][0]:
+            out.append((buy, i))
+            holding = 0
+        elif not holding and j and f[i][j][0] == -prices[i] + f[i + 1][j - 1][1]:
+            buy, holding, j, i = i, 1, j - 1, i + 1
+        else:
+            i += 1
+    if sum(prices[s] - prices[b] for b, s in out) != best:
+        raise RuntimeError("stock_trades: the rebuilt trades miss the optimum")  # a bug, never an input
+    return out
