@@ -664,3 +664,31 @@ def test_stock_trades_match_brute_force_and_are_checked():
         assert value(rec, f"{single[0]} {single[1]}") == pytest.approx(
             min(1.0, (p["prices"][single[1]] - p["prices"][single[0]]) / p["best"]) ** 5)
         assert value(rec, "\n".join(f"{single[0]} {single[1]}" for _ in range(2))) == -0.5  # overlapping trades
+
+
+# ---------------------------------------------------------------------------- worked solutions
+
+EXPLAINED = ["prefix_function", "stack_permutation", "lru_cache", "bst_parents", "round_robin_scheduling",
+             "linear_probing_table", "multi_server_queue", "lower_bound_queries", "candy_distribution"]
+
+
+@pytest.mark.parametrize("name", EXPLAINED)
+def test_worked_solutions_are_opt_in_and_agree_with_the_answer(name):
+    import re
+
+    plain, worked = envs.make(name), envs.make(name, reasoning=True)
+    for d in (0, 3, 8):
+        for seed in range(3):
+            a, b = plain.generate(seed=seed, difficulty=d), worked.generate(seed=seed, difficulty=d)
+            assert a["prompt"] == b["prompt"] and b["answer"].endswith(a["answer"]) and envs.score(b, b["answer"]).correct
+            steps, p = b["answer"].split("</reasoning>")[0], problem(a)
+            if name == "linear_probing_table":  # every key's slot in the steps is its slot in the table
+                for k, slot in re.findall(r"(\d+) mod \d+ = \d+;[^\n]*slot (\d+)\.", steps):
+                    assert p["table"][int(slot)] == k
+            if name == "candy_distribution":
+                assert steps.strip().endswith(f"= {p['value']}.")
+            if name == "stack_permutation":  # the steps spell the gold operations
+                ops = re.findall(r"(push|pop) \d+", steps)
+                assert " ".join("+" if o == "push" else "-" for o in ops) == gold(a)
+            if name == "lower_bound_queries":
+                assert re.findall(r"so (\d+)\.", steps) == list(map(str, p["positions"]))

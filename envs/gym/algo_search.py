@@ -273,6 +273,15 @@ class LowerBoundQueries(GymEnv):
                    " ".join(map(str, problem["queries"])), "Give the positions in query order separated by spaces, "
                    "e.g. <answer>0 4 4 9</answer>.")
 
+    def explain(self, problem):
+        """One line per query: 'q = 7: a[3] = 6 < 7 <= a[4] = 9, so 4.'"""
+        a, lines = problem["array"], []
+        for q, i in zip(problem["queries"], problem["positions"]):
+            below = f"a[{i - 1}] = {a[i - 1]} < {q}" if i else "no value before position 0"
+            above = f"{q} <= a[{i}] = {a[i]}" if i < len(a) else "no value is >= it"
+            lines.append(f"q = {q}: {below}, {above}, so {i}.")
+        return "\n".join(lines)
+
     def reward(self, problem, answer):
         return matches(int_list(answer), problem["positions"])
 
@@ -319,6 +328,19 @@ class FireSpreadTime(IntEnv):
                    "right of it. At which minute does the last cell that the fire can ever reach catch fire?", INT_FORMAT)
 
 
+def _candies(r: list[int]) -> tuple[list[int], list[int]]:
+    """(the counts after the left-to-right pass, the final counts after the right-to-left one)."""
+    c = [1] * len(r)
+    for i in range(1, len(r)):
+        if r[i] > r[i - 1]:
+            c[i] = c[i - 1] + 1
+    first = c[:]
+    for i in range(len(r) - 2, -1, -1):
+        if r[i] > r[i + 1]:
+            c[i] = max(c[i], c[i + 1] + 1)
+    return first, c
+
+
 class CandyDistribution(IntEnv):
     """The fewest candies for children in a row (classical algorithms, two greedy passes): each
     gets at least one, and a child rated higher than a neighbour gets more than that neighbour.
@@ -332,19 +354,20 @@ class CandyDistribution(IntEnv):
 
     def build(self, rng, difficulty):
         r = [rng.randint(1, 5) for _ in range(self.size(difficulty))]
-        c = [1] * len(r)
-        for i in range(1, len(r)):
-            if r[i] > r[i - 1]:
-                c[i] = c[i - 1] + 1
-        for i in range(len(r) - 2, -1, -1):
-            if r[i] > r[i + 1]:
-                c[i] = max(c[i], c[i + 1] + 1)
-        return {"ratings": r, "value": sum(c)}, str(sum(c))
+        total = sum(_candies(r)[1])
+        return {"ratings": r, "value": total}, str(total)
 
     def prompt(self, problem):
         return ask("Children stand in a row with these ratings: " + " ".join(map(str, problem["ratings"])) + "\n\nGive "
                    "each child at least one candy, and every child with a higher rating than a neighbour more candies "
                    "than that neighbour. What is the fewest candies in total?", INT_FORMAT)
+
+    def explain(self, problem):
+        """The two passes and the sum."""
+        first, c = _candies(problem["ratings"])
+        return (f"Left to right (more than the left neighbour when rated higher): {' '.join(map(str, first))}\n"
+                f"Right to left (more than the right neighbour too): {' '.join(map(str, c))}\n"
+                f"Total: {' + '.join(map(str, c))} = {sum(c)}.")
 
 
 def best_trades(prices: list[int], k: int) -> int:

@@ -58,6 +58,13 @@ class PrefixFunction(GymEnv):
                    "proper prefix of S[0..i] (shorter than S[0..i] itself) that is also a suffix of S[0..i].",
                    ARRAY_FORMAT.format(n=len(s)))
 
+    def explain(self, problem):
+        """One line per position with the longest border: 'i = 4: ABAAB ends with AB, so 2.'"""
+        s, lines = problem["s"], []
+        for i, k in enumerate(problem["values"]):
+            lines.append(f"i = {i}: {s[:i + 1]} " + (f"ends with its prefix {s[:k]}, so {k}." if k else "has no border, so 0."))
+        return "\n".join(lines)
+
     def reward(self, problem, answer):
         return matches(int_list(answer), problem["values"])
 

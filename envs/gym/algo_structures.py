@@ -14,7 +14,7 @@ score (entries right / entries)^5 (matches()), or ^10 where each entry is one of
 from __future__ import annotations
 
 import heapq
-from collections import OrderedDict, deque
+from collections import deque
 
 from envs.gym.base import GymEnv, Retry, ask, int_list, matches, share, to_int
 
@@ -53,6 +53,19 @@ class StackPermutation(GymEnv):
                    "number onto it, - pops the top number and writes it to the output. Give the operations that make "
                    "the output exactly: " + " ".join(map(str, problem["target"])),
                    f"Give the {2 * n} operations in order separated by spaces, e.g. <answer>+ + - + - -</answer>.")
+
+    def explain(self, problem):
+        """Push until the wanted number is on top, then pop it: 'want 3: push 1, push 2, push 3, pop 3.'"""
+        lines, stack, nxt = [], [], 1
+        for want in problem["target"]:
+            steps = []
+            while not stack or stack[-1] != want:
+                stack.append(nxt)
+                steps.append(f"push {nxt}")
+                nxt += 1
+            stack.pop()
+            lines.append(f"want {want}: " + ", ".join(steps + [f"pop {want}"]) + ".")
+        return "\n".join(lines)
 
     def reward(self, problem, answer):
         ops, target = answer.split(), problem["target"]
@@ -130,6 +143,21 @@ class BinaryHeapArray(GymEnv):
         return matches(int_list(answer), problem["heap"])
 
 
+def _lru(requests, capacity: int) -> tuple[list[str], list[str]]:
+    """(H or M per request, one line per request with the cache from least to most recently
+    used: 'B: miss, evict A, cache C B.')."""
+    cache: list[str] = []
+    out, lines = [], []
+    for k in requests:
+        hit = k in cache
+        out.append("H" if hit else "M")
+        cache = [x for x in cache if x != k] + [k]
+        evicted = cache.pop(0) if len(cache) > capacity else None
+        lines.append(f"{k}: {'hit' if hit else 'miss'}" + (f", evict {evicted}" if evicted else "") +
+                     f", cache {' '.join(cache)}.")
+    return out, lines
+
+
 class LruCache(GymEnv):
     """Hits and misses of a least-recently-used cache (classical algorithms, simulation). d:
     capacity 2 + d // 6, 2d + 10 requests over capacity + 2 + d // 4 keys. Answer: H or M per
@@ -145,17 +173,7 @@ class LruCache(GymEnv):
         cap = 2 + difficulty // 6
         keys = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:min(26, cap + 2 + difficulty // 4)]
         requests = [rng.choice(keys) for _ in range(self.size(difficulty))]
-        cache: OrderedDict = OrderedDict()
-        out = []
-        for k in requests:
-            if k in cache:
-                cache.move_to_end(k)
-                out.append("H")
-            else:
-                out.append("M")
-                cache[k] = True
-                if len(cache) > cap:
-                    cache.popitem(last=False)
+        out = _lru(requests, cap)[0]
         return {"capacity": cap, "requests": "".join(requests), "result": "".join(out)}, " ".join(out)
 
     def prompt(self, problem):
@@ -165,11 +183,32 @@ class LruCache(GymEnv):
                    "least recently requested item is evicted. Say for every request whether it hits or misses.",
                    LIST_FORMAT.format(what="letters H or M in request order", example="M M H M"))
 
+    def explain(self, problem):
+        """One line per request with the cache from least to most recently used: 'B: miss, cache A B.'"""
+        return "\n".join(_lru(problem["requests"], problem["capacity"])[1])
+
     def reward(self, problem, answer):
         got = answer.replace(",", " ").upper().split()
         if any(g not in ("H", "M") for g in got):
             raise ValueError("letters are H or M")
         return matches(got, list(problem["result"]), power=10)
+
+
+def _bst_paths(keys: list[int]) -> list[list[tuple[int, str]]]:
+    """For each key after the first, the (node, "left"/"right") steps of its insertion into the
+    unbalanced BST of the keys before it; the last node is its parent."""
+    kids, paths = {keys[0]: [None, None]}, []
+    for k in keys[1:]:
+        x, path = keys[0], []
+        while True:
+            side = int(k > x)
+            path.append((x, "right" if side else "left"))
+            if kids[x][side] is None:
+                kids[x][side], kids[k] = k, [None, None]
+                break
+            x = kids[x][side]
+        paths.append(path)
+    return paths
 
 
 class BstParents(GymEnv):
@@ -187,17 +226,7 @@ class BstParents(GymEnv):
     def build(self, rng, difficulty):
         n = self.size(difficulty)
         keys = rng.sample(range(1, 5 * n + 1), n)
-        kids, parents = {keys[0]: [None, None]}, []
-        for k in keys[1:]:
-            x = keys[0]
-            while True:
-                side = int(k > x)
-                if kids[x][side] is None:
-                    kids[x][side] = k
-                    kids[k] = [None, None]
-                    parents.append(x)
-                    break
-                x = kids[x][side]
+        parents = [path[-1][0] for path in _bst_paths(keys)]
         return {"keys": keys, "parents": parents}, " ".join(map(str, parents))
 
     def prompt(self, problem):
@@ -206,6 +235,11 @@ class BstParents(GymEnv):
                    "keys go left, larger right): " + " ".join(map(str, keys)) + f"\n\nFor every key after the first "
                    f"({len(keys) - 1} keys), give the key of its parent in the tree.",
                    LIST_FORMAT.format(what="parents in insertion order", example="12 12 7 30"))
+
+    def explain(self, problem):
+        """One line per key, its search path: '9: 12 left, 7 right, parent 7.'"""
+        return "\n".join(f"{k}: " + ", ".join(f"{x} {side}" for x, side in path) + f", parent {path[-1][0]}."
+                         for k, path in zip(problem["keys"][1:], _bst_paths(problem["keys"])))
 
     def reward(self, problem, answer):
         return matches(int_list(answer), problem["parents"])
@@ -293,6 +327,21 @@ class AvlPreorder(GymEnv):
         return matches(int_list(answer), problem["preorder"])
 
 
+def _round_robin(bursts: list[int], quantum: int) -> tuple[list[int], list[str]]:
+    """(finishing times, one line per time slice: 'P0 runs 3 (time 3), 2 left.')."""
+    left, queue, t, done, lines = bursts[:], deque(range(len(bursts))), 0, [0] * len(bursts), []
+    while queue:
+        p = queue.popleft()
+        run = min(quantum, left[p])
+        t, left[p] = t + run, left[p] - run
+        lines.append(f"P{p} runs {run} (time {t}), " + (f"{left[p]} left." if left[p] else "finished."))
+        if left[p]:
+            queue.append(p)
+        else:
+            done[p] = t
+    return done, lines
+
+
 class RoundRobinScheduling(GymEnv):
     """Completion times under round-robin CPU scheduling (classical algorithms, queue
     simulation). d: n = d + 4 processes, all arriving at time 0 in index order, bursts 1..12,
@@ -307,15 +356,7 @@ class RoundRobinScheduling(GymEnv):
     def build(self, rng, difficulty):
         n = self.size(difficulty)
         bursts, q = [rng.randint(1, 12) for _ in range(n)], rng.randint(2, 4)
-        left, queue, t, done = bursts[:], deque(range(n)), 0, [0] * n
-        while queue:
-            p = queue.popleft()
-            run = min(q, left[p])
-            t, left[p] = t + run, left[p] - run
-            if left[p]:
-                queue.append(p)
-            else:
-                done[p] = t
+        done = _round_robin(bursts, q)[0]
         return {"bursts": bursts, "quantum": q, "done": done}, " ".join(map(str, done))
 
     def prompt(self, problem):
@@ -325,6 +366,10 @@ class RoundRobinScheduling(GymEnv):
                    f"process at the front of the queue for up to {problem['quantum']} time units; if it is not "
                    "finished it goes to the back of the queue. At what time does each process finish?",
                    LIST_FORMAT.format(what="finishing times of P0, P1, ... in order", example="7 12 3"))
+
+    def explain(self, problem):
+        """One line per time slice: 'P0 runs 3 (time 3), 2 left.'"""
+        return "\n".join(_round_robin(problem["bursts"], problem["quantum"])[1])
 
     def reward(self, problem, answer):
         return matches(int_list(answer), problem["done"])
@@ -384,6 +429,19 @@ def _prime_at_least(n: int) -> int:
     return n
 
 
+def _probe(keys: list[int], m: int) -> tuple[list[str], list[str]]:
+    """(the table, "." for empty; one line per key: '25 mod 11 = 3; 3 taken; slot 4.')."""
+    table, lines = ["."] * m, []
+    for k in keys:
+        i, tried = k % m, []
+        while table[i] != ".":
+            tried.append(str(i))
+            i = (i + 1) % m
+        table[i] = str(k)
+        lines.append(f"{k} mod {m} = {k % m}; " + (f"{' '.join(tried)} taken; " if tried else "") + f"slot {i}.")
+    return table, lines
+
+
 class LinearProbingTable(GymEnv):
     """A hash table with linear probing after a sequence of insertions (classical algorithms):
     key k goes to slot k mod m, or the next free slot after it, wrapping around. d: n = d + 5
@@ -400,12 +458,7 @@ class LinearProbingTable(GymEnv):
         n = self.size(difficulty)
         m = _prime_at_least((13 * n) // 10 + 2)
         keys = rng.sample(range(1000), n)
-        table: list = ["."] * m
-        for k in keys:
-            i = k % m
-            while table[i] != ".":
-                i = (i + 1) % m
-            table[i] = str(k)
+        table = _probe(keys, m)[0]
         return {"keys": keys, "m": m, "table": table}, " ".join(table)
 
     def prompt(self, problem):
@@ -416,9 +469,26 @@ class LinearProbingTable(GymEnv):
                    f"Give the {m} slots in order separated by spaces, . for an empty slot, e.g. <answer>14 . 2 . 40"
                    "</answer>.")
 
+    def explain(self, problem):
+        """One line per key: '25 mod 11 = 3; 3 taken; slot 4.'"""
+        return "\n".join(_probe(problem["keys"], problem["m"])[1])
+
     def reward(self, problem, answer):
         got = [t if t == "." else str(to_int(t)) for t in answer.replace(",", " ").split()]
         return matches(got, problem["table"])
+
+
+def _serve(arrivals: list[int], service: list[int], servers: int) -> tuple[list[int], list[str]]:
+    """(leaving times, one line per customer), with a heap of the counters' free times."""
+    free, done, lines = [0] * servers, [], []
+    for i, (a, s) in enumerate(zip(arrivals, service)):
+        first = heapq.heappop(free)
+        start = max(a, first)
+        heapq.heappush(free, start + s)
+        done.append(start + s)
+        lines.append(f"C{i}: a counter is free at {first}, starts max({a}, {first}) = {start}, leaves {start} + {s} "
+                     f"= {start + s}.")
+    return done, lines
 
 
 class MultiServerQueue(GymEnv):
@@ -437,12 +507,7 @@ class MultiServerQueue(GymEnv):
         n, servers = self.size(difficulty), 2 + difficulty // 10
         arrivals = sorted(rng.sample(range(1, 4 * n), n))
         service = [rng.randint(1, 10) for _ in range(n)]
-        free = [0] * servers
-        done = []
-        for a, s in zip(arrivals, service):
-            start = max(a, heapq.heappop(free))
-            heapq.heappush(free, start + s)
-            done.append(start + s)
+        done = _serve(arrivals, service, servers)[0]
         return {"servers": servers, "arrivals": arrivals, "service": service, "done": done}, " ".join(map(str, done))
 
     def prompt(self, problem):
@@ -452,6 +517,10 @@ class MultiServerQueue(GymEnv):
                    "line and are served in order of arrival: each starts as soon as they have arrived and some counter "
                    "is free, and occupies it for the time they need. At what time does each customer leave?",
                    LIST_FORMAT.format(what="leaving times of C0, C1, ... in order", example="4 9 11"))
+
+    def explain(self, problem):
+        """One line per customer: 'C2: a counter is free at 5, starts max(3, 5) = 5, leaves 5 + 4 = 9.'"""
+        return "\n".join(_serve(problem["arrivals"], problem["service"], problem["servers"])[1])
 
     def reward(self, problem, answer):
         return matches(int_list(answer), problem["done"])
