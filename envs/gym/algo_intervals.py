@@ -94,7 +94,9 @@ class IntervalCover(GymEnv):
     """Cover the segment [0, L] with the fewest given closed intervals (classical algorithms,
     greedy by farthest reach). d: n = d + 6 intervals; a planted chain covers [0, L], L = 3n.
     Answer: the indices of the chosen intervals. Reward: -1 unparsable, -0.5 out-of-range or
-    repeated indices, 0 if they leave part of [0, L] uncovered, else (fewest / its count)^5."""
+    repeated indices, 0 if they leave part of [0, L] uncovered, else (fewest / its count)^5.
+    Its own problem: intervals cover a segment (interval_stabbing picks points that hit
+    intervals; set_cover is the NP-complete general case)."""
 
     name = "interval_cover"
     category = "algorithms"

@@ -25,7 +25,8 @@ class ThreeSum(GymEnv):
     """Three positions whose numbers add up to a target (classical algorithms, sort and two
     pointers). d: n = d + 6 distinct integers in [-10n, 10n], the target the sum of a planted
     triple. Answer: three distinct indices. Reward: -1 unparsable, -0.5 not three distinct
-    valid indices, 1 if the sum is the target, else 0 (any such triple scores 1)."""
+    valid indices, 1 if the sum is the target, else 0 (any such triple scores 1). Its own
+    problem: exactly three numbers, O(n^2) (subset_sum allows any number and is NP-complete)."""
 
     name = "three_sum"
     category = "algorithms"
