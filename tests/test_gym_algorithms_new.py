@@ -112,9 +112,6 @@ def test_graph_lists_match_networkx():
     for rec in recs("transitive_reduction"):
         p = problem(rec)
         assert sorted(map(tuple, p["keep"])) == sorted(nx.transitive_reduction(_graph(p, directed=True)).edges)
-    for rec in recs("prufer_code"):
-        p = problem(rec)
-        assert p["code"] == nx.to_prufer_sequence(_graph(p))
 
 
 def _dfs(adj, u, seen, out):
@@ -135,16 +132,6 @@ def test_orders_match_recursive_definitions():
         out = []
         _dfs(adj, 0, set(), out)
         assert p["order"] == out
-    for rec in recs("postorder_from_traversals"):
-        p = problem(rec)
-
-        def post(pre, ino):  # the textbook recursion
-            if not pre:
-                return []
-            k = ino.index(pre[0])
-            return post(pre[1:k + 1], ino[:k]) + post(pre[k + 1:], ino[k + 1:]) + [pre[0]]
-
-        assert p["post"] == post(p["pre"], p["in"])
 
 
 def _spanning_tree_weights(p):
@@ -172,16 +159,6 @@ def test_graph_optima_match_brute_force():
         p = problem(rec)
         weights = sorted(_spanning_tree_weights(p))
         assert p["value"] == weights[1] and weights[0] < weights[1]
-    for rec in recs("widest_path"):
-        p = problem(rec)
-        g = _graph(p, directed=True, weighted=True)
-        best = max(min(g[u][v]["weight"] for u, v in zip(path, path[1:]))
-                   for path in nx.all_simple_paths(g, 0, p["n"] - 1))
-        assert p["best"] == best
-        worst = min(nx.all_simple_paths(g, 0, p["n"] - 1),
-                    key=lambda path: min(g[u][v]["weight"] for u, v in zip(path, path[1:])))
-        narrow = min(g[u][v]["weight"] for u, v in zip(worst, worst[1:]))
-        assert value(rec, " ".join(map(str, worst))) == pytest.approx(min(1.0, narrow / best) ** 5)
     for rec in recs("min_cost_flow"):
         p = problem(rec)
         g = nx.DiGraph()
@@ -641,29 +618,6 @@ def test_search_answers_are_checked_against_brute_force():
                     if 0 <= j < len(r) and r[i] > r[j] and c[i] <= c[j]:
                         c[i], changed = c[j] + 1, True
         assert problem(rec)["value"] == sum(c)
-
-
-def _best_profit(prices, k, start=0):
-    if k == 0:
-        return 0
-    best = 0
-    for b in range(start, len(prices)):
-        for s in range(b + 1, len(prices)):
-            best = max(best, prices[s] - prices[b] + _best_profit(prices, k - 1, s))
-    return best
-
-
-def test_stock_trades_match_brute_force_and_are_checked():
-    for rec in recs("stock_trades", (0, 1)):
-        p = problem(rec)
-        assert p["best"] == _best_profit(p["prices"], p["k"])
-        trades = [tuple(map(int, line.split())) for line in gold(rec).splitlines()]
-        assert len(trades) <= p["k"]
-        single = max(((i, j) for i in range(len(p["prices"])) for j in range(i + 1, len(p["prices"]))),
-                     key=lambda t: p["prices"][t[1]] - p["prices"][t[0]])
-        assert value(rec, f"{single[0]} {single[1]}") == pytest.approx(
-            min(1.0, (p["prices"][single[1]] - p["prices"][single[0]]) / p["best"]) ** 5)
-        assert value(rec, "\n".join(f"{single[0]} {single[1]}" for _ in range(2))) == -0.5  # overlapping trades
 
 
 # ---------------------------------------------------------------------------- worked solutions

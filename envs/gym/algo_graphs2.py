@@ -1,30 +1,27 @@
 """More classical graph algorithms: bipartiteness (a 2-colouring or an odd cycle), bridges,
-all-pairs shortest paths, depth-first order, second-best spanning trees, widest paths, minimum
-cost flows, directed cycles, minimum arborescences, Pruefer codes, tree reconstruction from
-traversals, DAG path covers, graph centres, negative cycles, dominators, k-cores and transitive
-reductions.
+all-pairs shortest paths, depth-first order, second-best spanning trees, minimum cost flows,
+directed cycles, minimum arborescences, DAG path covers, graph centres, negative cycles,
+dominators, k-cores and transitive reductions.
 
 What makes each its own problem (next to graphs.py and graph_algorithms.py): each asks for a
 different object with a different algorithm behind it. Bridges are edges (articulation_points
 asks for vertices); Floyd-Warshall gives every pair (shortest_path and bellman_ford one source);
-the second-best spanning tree, widest path, arborescence and min-cost flow are different
-optimisation criteria from minimum_spanning_tree, shortest_path and max_flow; an odd cycle,
+the second-best spanning tree, arborescence and min-cost flow are different optimisation
+criteria from minimum_spanning_tree, shortest_path and max_flow; an odd cycle,
 directed cycle or negative cycle is a certificate that no colouring, order or distance exists.
 
 Rewards (our choice, in the style of the existing graph envs): -1 unparsable, -0.5 an answer of
 the wrong shape (wrong count, vertices out of range, not a walk along edges). Structures are
 checked against the graph, so every valid one scores 1 (any 2-colouring, any odd cycle, any
-optimal path or cover); optimisation answers score (optimum / its value)^5 or (its value /
+optimal cover); optimisation answers score (optimum / its value)^5 or (its value /
 optimum)^5; determined lists score (entries right / entries)^5 (matches()) or, as sets,
 (|A & G| / |A | G|)^5 (jaccard()); single determined integers score 1 exact, else 0.
 """
 from __future__ import annotations
 
-import heapq
 from collections import deque
 
 from envs.gym.base import INT_FORMAT, GymEnv, IntEnv, Retry, ask, int_list, jaccard, matches, to_int
-from envs.gym.graph_algorithms import _tree
 from envs.gym.graphs import _DSU, _connected_graph, _edge_lines, _flow_network, _random_pairs, bipartite_matching, \
     max_flow
 
@@ -332,80 +329,6 @@ class SecondBestMst(IntEnv):
                    "What is the smallest total weight of a spanning tree that is not the minimum one?", INT_FORMAT)
 
 
-# ---------------------------------------------------------------------------- widest path
-
-def widest(n: int, edges, s: int, t: int) -> int:
-    """The largest bottleneck (minimum edge capacity) over s -> t paths: Dijkstra on max-min."""
-    adj: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-    for u, v, c in edges:
-        adj[u].append((v, c))
-    best = [0] * n
-    best[s] = float("inf")
-    heap = [(-best[s], s)]
-    while heap:
-        b, u = heapq.heappop(heap)
-        if -b < best[u]:
-            continue
-        for v, c in adj[u]:
-            if min(-b, c) > best[v]:
-                best[v] = min(-b, c)
-                heapq.heappush(heap, (-best[v], v))
-    return best[t]
-
-
-class WidestPath(GymEnv):
-    """A path of maximum bottleneck capacity (classical algorithms, max-min Dijkstra). d: n =
-    d + 4 vertices, 2n directed edges with capacities 1..30, a planted 0 -> n-1 path. Answer:
-    the path's vertices. Reward: -1 unparsable, -0.5 not a 0 -> n-1 walk along edges, else (its
-    smallest capacity / the best)^5. Its own problem: the criterion is the weakest edge, not the
-    sum (shortest_path) or the total flow (max_flow)."""
-
-    name = "widest_path"
-    category = "algorithms"
-
-    def size(self, difficulty):
-        return difficulty + 4
-
-    def build(self, rng, difficulty):
-        n = self.size(difficulty)
-        edges = _flow_network(rng, n, top=30)
-        best = widest(n, edges, 0, n - 1)
-        # the gold path: a search restricted to edges of capacity >= best
-        adj = [[] for _ in range(n)]
-        for u, v, c in edges:
-            if c >= best:
-                adj[u].append(v)
-        prev, queue = {0: -1}, deque([0])
-        while queue:
-            u = queue.popleft()
-            for v in adj[u]:
-                if v not in prev:
-                    prev[v] = u
-                    queue.append(v)
-        path, v = [], n - 1
-        while v != -1:
-            path.append(v)
-            v = prev[v]
-        return {"n": n, "edges": edges, "best": best}, " ".join(map(str, reversed(path)))
-
-    def prompt(self, problem):
-        n = problem["n"]
-        return ask(f"A directed network has {n} vertices numbered 0 to {n - 1} and these edges with capacities (u v c "
-                   f"means an edge from u to v of capacity c):\n{_edge_lines(problem['edges'], True)}\n\nFind a path "
-                   f"from vertex 0 to vertex {n - 1} whose smallest edge capacity is as large as possible.",
-                   f"Give the vertices of the path in order, from 0 to {n - 1}, separated by spaces, e.g. "
-                   f"<answer>0 3 {n - 1}</answer>.")
-
-    def reward(self, problem, answer):
-        path, n = int_list(answer), problem["n"]
-        cap: dict = {}
-        for u, v, c in problem["edges"]:
-            cap[(u, v)] = max(c, cap.get((u, v), 0))
-        if len(path) < 2 or path[0] != 0 or path[-1] != n - 1 or any(p not in cap for p in zip(path, path[1:])):
-            return -0.5
-        return min(1.0, min(cap[p] for p in zip(path, path[1:])) / problem["best"]) ** 5
-
-
 # ---------------------------------------------------------------------------- min-cost flow
 
 def min_cost_flow(n: int, edges, s: int, t: int, need: int) -> int | None:
@@ -636,117 +559,6 @@ class MinArborescence(GymEnv):
         if sum(_reach(n, children, 0)) != n:
             return -0.5
         return (problem["optimum"] / sum(w[(p, v)] for v, p in enumerate(parents, 1))) ** 5
-
-
-# ---------------------------------------------------------------------------- Pruefer code
-
-def prufer(n: int, edges) -> list[int]:
-    adj = [set(a) for a in _adj(n, edges)]
-    leaves = [v for v in range(n) if len(adj[v]) == 1]
-    heapq.heapify(leaves)
-    out = []
-    for _ in range(n - 2):
-        leaf = heapq.heappop(leaves)
-        (nb,) = adj[leaf]
-        out.append(nb)
-        adj[nb].discard(leaf)
-        adj[leaf].clear()
-        if len(adj[nb]) == 1:
-            heapq.heappush(leaves, nb)
-    return out
-
-
-class PruferCode(GymEnv):
-    """The Pruefer sequence of a labelled tree (classical algorithms: remove the smallest leaf,
-    write down its neighbour, n - 2 times). d: n = d + 5 vertices. Reward: -1 unparsable, -0.5
-    wrong count, else (entries right / (n - 2))^5. Its own problem: a tree encoding (no other env
-    encodes trees)."""
-
-    name = "prufer_code"
-    category = "algorithms"
-
-    def size(self, difficulty):
-        return difficulty + 5
-
-    def build(self, rng, difficulty):
-        n = self.size(difficulty)
-        edges = _tree(rng, n)
-        code = prufer(n, edges)
-        return {"n": n, "edges": edges, "code": code}, " ".join(map(str, code))
-
-    def prompt(self, problem):
-        n = problem["n"]
-        return ask(f"A tree has {n} vertices numbered 0 to {n - 1} and edges " +
-                   ", ".join(f"{u}-{v}" for u, v in problem["edges"]) + ".\n\nWrite its Pruefer sequence: "
-                   f"{n - 2} times, remove the leaf with the smallest number and write down the vertex it was "
-                   "attached to.", f"Give the {n - 2} numbers in order separated by spaces, e.g. <answer>3 3 0</answer>.")
-
-    def reward(self, problem, answer):
-        return matches(int_list(answer), problem["code"])
-
-
-# ---------------------------------------------------------------------------- traversals
-
-def _random_binary_tree(rng, n: int) -> tuple[int, dict]:
-    """A random binary tree on labels 0..n-1 (random insertion shape): (root, {v: [left, right]})."""
-    labels = rng.sample(range(n), n)
-    kids = {labels[0]: [-1, -1]}
-    for v in labels[1:]:
-        x = labels[0]
-        while True:
-            side = rng.randrange(2)
-            if kids[x][side] < 0:
-                kids[x][side] = v
-                kids[v] = [-1, -1]
-                break
-            x = kids[x][side]
-    return labels[0], kids
-
-
-def _walk(root: int, kids: dict, kind: str) -> list[int]:
-    out, stack = [], [(root, False)]
-    while stack:
-        v, expanded = stack.pop()
-        if v < 0:
-            continue
-        if expanded:
-            out.append(v)
-            continue
-        left, right = kids[v]
-        if kind == "pre":
-            stack += [(right, False), (left, False), (v, True)]
-        elif kind == "in":
-            stack += [(right, False), (v, True), (left, False)]
-        else:
-            stack += [(v, True), (right, False), (left, False)]
-    return out
-
-
-class PostorderFromTraversals(GymEnv):
-    """Rebuild a binary tree from its preorder and inorder traversals and give its postorder
-    (classical algorithms, divide and conquer). d: n = d + 5 distinct labels. Reward: -1
-    unparsable, -0.5 wrong count, else (positions right / n)^5. Its own problem: the tree is
-    hidden and must be reconstructed (no other env gives traversals)."""
-
-    name = "postorder_from_traversals"
-    category = "algorithms"
-
-    def size(self, difficulty):
-        return difficulty + 5
-
-    def build(self, rng, difficulty):
-        root, kids = _random_binary_tree(rng, self.size(difficulty))
-        post = _walk(root, kids, "post")
-        return {"pre": _walk(root, kids, "pre"), "in": _walk(root, kids, "in"), "post": post}, " ".join(map(str, post))
-
-    def prompt(self, problem):
-        return ask("A binary tree with distinct labels has\npreorder (node, left subtree, right subtree): " +
-                   " ".join(map(str, problem["pre"])) + "\ninorder (left subtree, node, right subtree): " +
-                   " ".join(map(str, problem["in"])) + "\n\nWhat is its postorder (left subtree, right subtree, node)?",
-                   "Give the labels in postorder separated by spaces, e.g. <answer>2 0 1</answer>.")
-
-    def reward(self, problem, answer):
-        return matches(int_list(answer), problem["post"])
 
 
 # ---------------------------------------------------------------------------- path cover

@@ -1,16 +1,15 @@
 """Array and search algorithms: three-sum, the shortest subarray reaching a sum, jump games, the
 gas-station circuit, the next permutation, lower-bound queries, multi-source BFS on a grid,
-candy distribution, stock trading with k transactions.
+candy distribution.
 
 What makes each its own problem (next to arrays.py, sequences.py and dp_optimization.py): each
 is a distinct classical technique: hashing or two pointers over sorted values, a sliding window
 over positive numbers, greedy reach, a prefix-minimum argument, the next-permutation swap and
-reversal, binary search, BFS from many sources at once, two greedy passes, a DP over
-transactions. max_subarray_sum asks for the largest sum; here it is the shortest window
+reversal, binary search, BFS from many sources at once, two greedy passes. max_subarray_sum asks for the largest sum; here it is the shortest window
 reaching a threshold.
 
 Rewards (our choice): -1 unparsable, -0.5 an answer of the wrong shape; answers that name
-indices or trades are checked (every optimal one scores 1) and graded against the optimum;
+indices are checked (every optimal one scores 1) and graded against the optimum;
 determined lists score (entries right / entries)^5 (matches()); single values 1 exact, else 0.
 """
 from __future__ import annotations
@@ -369,76 +368,3 @@ class CandyDistribution(IntEnv):
         return (f"Left to right (more than the left neighbour when rated higher): {' '.join(map(str, first))}\n"
                 f"Right to left (more than the right neighbour too): {' '.join(map(str, c))}\n"
                 f"Total: {' + '.join(map(str, c))} = {sum(c)}.")
-
-
-def best_trades(prices: list[int], k: int) -> int:
-    """DP over days: hold[j] / free[j] = best cash with j purchases made, holding or not."""
-    neg = float("-inf")
-    hold, free = [neg] * (k + 1), [0] + [neg] * k
-    for p in prices:
-        for j in range(k, 0, -1):
-            free[j] = max(free[j], hold[j] + p)
-            hold[j] = max(hold[j], free[j - 1] - p)
-    return max(free)
-
-
-class StockTrades(GymEnv):
-    """The most profit from at most k buy-then-sell trades (classical algorithms, DP over
-    transactions). d: n = 2d + 8 daily prices in 1..50, k = 1 + d // 5; trades may not overlap
-    (a sale and the next purchase may share a day). Answer: "buy sell" day pairs. Reward: -1
-    unparsable, -0.5 more than k trades, a day out of range or overlapping trades, else (its
-    profit / the best)^5 (0 for no profit). Its own problem: the trades are checked, any best
-    set scores 1."""
-
-    name = "stock_trades"
-    category = "algorithms"
-
-    def size(self, difficulty):
-        return 2 * difficulty + 8
-
-    def build(self, rng, difficulty):
-        prices, k = [rng.randint(1, 50) for _ in range(self.size(difficulty))], 1 + difficulty // 5
-        best = best_trades(prices, k)
-        if best <= 0:
-            raise Retry
-        trades = _trades(prices, k, best)
-        return {"prices": prices, "k": k, "best": best}, "\n".join(f"{b} {s}" for b, s in trades)
-
-    def prompt(self, problem):
-        p = problem["prices"]
-        return ask(f"A share's price on days 0 to {len(p) - 1}: " + " ".join(map(str, p)) + f"\n\nMake at most "
-                   f"{problem['k']} trades, each buying one share on some day and selling it on a later day, never "
-                   "holding more than one share (a sale and the next purchase may be on the same day). Maximise the "
-                   "total profit.", "Give one trade per line as \"buy_day sell_day\", e.g. <answer>1 4\n6 9</answer>.")
-
-    def reward(self, problem, answer):
-        nums, p = int_list(answer), problem["prices"]
-        trades = list(zip(nums[::2], nums[1::2]))
-        if len(nums) % 2 or len(trades) > problem["k"] or any(not 0 <= b < s < len(p) for b, s in trades) or \
-                any(s1 > b2 for (_, s1), (b2, _) in zip(sorted(trades), sorted(trades)[1:])):
-            return -0.5
-        profit = sum(p[s] - p[b] for b, s in trades)
-        return max(0.0, min(1.0, profit / problem["best"])) ** 5
-
-
-def _trades(prices, k, best) -> list[tuple[int, int]]:
-    """One best set of trades, walked out of the table f[i][j][h]: the best profit from day i on
-    with j trades left, holding a share (h = 1) or not."""
-    n, neg = len(prices), float("-inf")
-    f = [[[0, neg] for _ in range(k + 1)] for _ in range(n + 1)]
-    for i in range(n - 1, -1, -1):
-        for j in range(k + 1):
-            f[i][j][0] = max(f[i + 1][j][0], -prices[i] + f[i + 1][j - 1][1] if j else neg)
-            f[i][j][1] = max(f[i + 1][j][1], prices[i] + f[i][j][0])
-    out, i, j, holding, buy = [], 0, k, 0, -1
-    while i < n:
-        if holding and f[i][j][1] == prices[i] + f[i][j][0]:
-            out.append((buy, i))
-            holding = 0
-        elif not holding and j and f[i][j][0] == -prices[i] + f[i + 1][j - 1][1]:
-            buy, holding, j, i = i, 1, j - 1, i + 1
-        else:
-            i += 1
-    if sum(prices[s] - prices[b] for b, s in out) != best:
-        raise RuntimeError("stock_trades: the rebuilt trades miss the optimum")  # a bug, never an input
-    return out
