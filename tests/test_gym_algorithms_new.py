@@ -620,6 +620,66 @@ def test_search_answers_are_checked_against_brute_force():
         assert problem(rec)["value"] == sum(c)
 
 
+# ---------------------------------------------------------------------------- added last
+
+def test_more_answers_match_brute_force():
+    for rec in recs("palindrome_radii"):
+        s = problem(rec)["s"]
+        assert problem(rec)["radii"] == [max(r for r in range(min(i, len(s) - 1 - i) + 1)
+                                             if s[i - r:i + r + 1] == s[i - r:i + r + 1][::-1]) for i in range(len(s))]
+    for rec in recs("lz78_parse"):
+        s, phrases, i = problem(rec)["s"], [], 0
+        while i < len(s):
+            known = max((p for p in phrases if s.startswith(p, i)), key=len, default="")
+            phrases.append(s[i:i + len(known) + 1])
+            i += len(phrases[-1])
+        assert problem(rec)["phrases"] == phrases
+        assert value(rec, " ".join(s)) == (1.0 if phrases == list(s) else -0.5 if len(phrases) != len(s) else 0.0)
+    for rec in recs("bracket_partners"):
+        s, partner = problem(rec)["s"], problem(rec)["partner"]
+        for i, j in enumerate(partner):
+            inner = s[min(i, j) + 1:max(i, j)]
+            while any(pair in inner for pair in ("()", "[]", "{}")):
+                for pair in ("()", "[]", "{}"):
+                    inner = inner.replace(pair, "")
+            assert partner[j] == i and s[min(i, j)] + s[max(i, j)] in ("()", "[]", "{}") and inner == ""
+    for rec in recs("cycle_detection"):
+        p = problem(rec)
+        seq = [p["x0"]]
+        for _ in range(2 * len(p["f"])):
+            seq.append(p["f"][seq[-1]])
+        mu = next(i for i, x in enumerate(seq) if x in seq[i + 1:])  # tail values never come back
+        lam = seq[mu + 1:].index(seq[mu]) + 1
+        assert (p["mu"], p["lam"]) == (mu, lam)
+        assert value(rec, f"{mu} {lam + 1}") == 0.5 and value(rec, f"{mu + 1} {lam + 1}") == 0.0
+    for rec in recs("largest_square_of_ones"):
+        grid = problem(rec)["grid"]
+        n = len(grid)
+        squares = [(r, c, k) for k in range(1, n + 1) for r in range(n - k + 1) for c in range(n - k + 1)
+                   if all(grid[i][j] == "1" for i in range(r, r + k) for j in range(c, c + k))]
+        best = max(k for _, _, k in squares)
+        assert problem(rec)["best"] == best
+        assert all(value(rec, f"{r} {c} {k}") == 1.0 for r, c, k in squares if k == best)
+        zero = next(((r, c) for r in range(n) for c in range(n) if grid[r][c] == "0"), None)
+        if zero:
+            assert value(rec, f"{zero[0]} {zero[1]} 1") == 0.0
+
+
+def test_bipartite_edge_colouring_is_checked_not_compared():
+    for rec in recs("bipartite_edge_coloring"):
+        p = problem(rec)
+        degree = {}
+        for u, v in p["edges"]:
+            degree[("L", u)] = degree.get(("L", u), 0) + 1
+            degree[("R", v)] = degree.get(("R", v), 0) + 1
+        assert max(degree.values()) == p["colours"]  # Koenig: D colours suffice, and are needed
+        colours = list(map(int, gold(rec).split()))
+        renamed = [c % p["colours"] + 1 for c in colours]  # the same classes under other names
+        assert renamed != colours and value(rec, " ".join(map(str, renamed))) == 1.0
+        assert value(rec, " ".join("1" for _ in colours)) < 1.0
+        assert value(rec, " ".join(str(p["colours"] + 1) for _ in colours)) == -0.5
+
+
 # ---------------------------------------------------------------------------- worked solutions
 
 EXPLAINED = ["prefix_function", "stack_permutation", "lru_cache", "bst_parents", "round_robin_scheduling",

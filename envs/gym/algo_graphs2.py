@@ -1,7 +1,7 @@
 """More classical graph algorithms: bipartiteness (a 2-colouring or an odd cycle), bridges,
 all-pairs shortest paths, depth-first order, second-best spanning trees, minimum cost flows,
 directed cycles, minimum arborescences, DAG path covers, graph centres, negative cycles,
-dominators, k-cores and transitive reductions.
+dominators, k-cores, transitive reductions and edge colourings of bipartite graphs.
 
 What makes each its own problem (next to graphs.py and graph_algorithms.py): each asks for a
 different object with a different algorithm behind it. Bridges are edges (articulation_points
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from envs.gym.base import INT_FORMAT, GymEnv, IntEnv, Retry, ask, int_list, jaccard, matches, to_int
+from envs.gym.base import INT_FORMAT, GymEnv, IntEnv, Retry, ask, int_list, jaccard, matches, share, to_int
 from envs.gym.graphs import _DSU, _connected_graph, _edge_lines, _flow_network, _random_pairs, bipartite_matching, \
     max_flow
 
@@ -857,3 +857,58 @@ class TransitiveReduction(GymEnv):
         if pairs is None:
             return -0.5
         return jaccard(set(pairs), {tuple(e) for e in problem["keep"]})
+
+
+# ---------------------------------------------------------------------------- edge colouring
+
+class BipartiteEdgeColoring(GymEnv):
+    """Colour the edges of a bipartite graph with as many colours as its largest degree D, no
+    two edges at a vertex alike (classical algorithms: Koenig's theorem, alternating-path
+    recolouring; planted). d: d // 2 + 4 vertices a side, the union of 2 + d // 10 disjoint
+    perfect matchings with a few edges removed, D its largest degree. Answer: a colour 1..D per
+    edge, in the listed order. Reward: -1 unparsable, -0.5 wrong count or a colour outside 1..D,
+    else (edges sharing their colour with no neighbouring edge / edges)^5 (any proper colouring
+    scores 1). Its own problem: polynomial edge colouring (graph_coloring colours vertices and is
+    NP-complete)."""
+
+    name = "bipartite_edge_coloring"
+    category = "algorithms"
+
+    def size(self, difficulty):
+        return difficulty // 2 + 4
+
+    def build(self, rng, difficulty):
+        n, k = self.size(difficulty), 2 + difficulty // 10
+        left, right = rng.sample(range(n), n), rng.sample(range(n), n)
+        shifts = rng.sample(range(n), k)  # matching c joins left[i] to right[i + shift_c]: disjoint matchings
+        coloured = [(left[i], right[(i + sh) % n], c + 1) for c, sh in enumerate(shifts) for i in range(n)]
+        rng.shuffle(coloured)
+        coloured = coloured[:len(coloured) - rng.randint(0, n // 2)]
+        degree: dict = {}
+        for u, v, _ in coloured:
+            degree[("L", u)] = degree.get(("L", u), 0) + 1
+            degree[("R", v)] = degree.get(("R", v), 0) + 1
+        if max(degree.values()) < k:
+            raise Retry
+        edges = [(u, v) for u, v, _ in coloured]
+        return {"n": n, "edges": edges, "colours": k}, " ".join(str(c) for _, _, c in coloured)
+
+    def prompt(self, problem):
+        n, k = problem["n"], problem["colours"]
+        return ask(f"A bipartite graph has left vertices L0..L{n - 1} and right vertices R0..R{n - 1}, and these "
+                   f"{len(problem['edges'])} edges (l r means Ll - Rr):\n{_edge_lines(problem['edges'])}\n\nNo vertex "
+                   f"has more than {k} edges. Colour every edge with one of the colours 1..{k} so that the edges at "
+                   "any one vertex all have different colours.",
+                   f"Give {len(problem['edges'])} colours separated by spaces, one per edge in the order listed, "
+                   "e.g. <answer>1 2 1 3</answer>.")
+
+    def reward(self, problem, answer):
+        colours, edges, k = int_list(answer), problem["edges"], problem["colours"]
+        if len(colours) != len(edges) or any(not 1 <= c <= k for c in colours):
+            return -0.5
+        seen: dict = {}
+        for (u, v), c in zip(edges, colours):
+            for end in (("L", u, c), ("R", v, c)):
+                seen[end] = seen.get(end, 0) + 1
+        good = sum(seen[("L", u, c)] == 1 and seen[("R", v, c)] == 1 for (u, v), c in zip(edges, colours))
+        return share(good, len(edges), 5)

@@ -1,11 +1,12 @@
 """Array and search algorithms: three-sum, the shortest subarray reaching a sum, jump games, the
 gas-station circuit, the next permutation, lower-bound queries, multi-source BFS on a grid,
-candy distribution.
+candy distribution, cycle detection in an iterated function, the largest square of ones.
 
 What makes each its own problem (next to arrays.py, sequences.py and dp_optimization.py): each
 is a distinct classical technique: hashing or two pointers over sorted values, a sliding window
 over positive numbers, greedy reach, a prefix-minimum argument, the next-permutation swap and
-reversal, binary search, BFS from many sources at once, two greedy passes. max_subarray_sum asks for the largest sum; here it is the shortest window
+reversal, binary search, BFS from many sources at once, two greedy passes, Floyd's tortoise
+and hare, a DP over squares (largest_rectangle_histogram works on one row of bars). max_subarray_sum asks for the largest sum; here it is the shortest window
 reaching a threshold.
 
 Rewards (our choice): -1 unparsable, -0.5 an answer of the wrong shape; answers that name
@@ -368,3 +369,88 @@ class CandyDistribution(IntEnv):
         return (f"Left to right (more than the left neighbour when rated higher): {' '.join(map(str, first))}\n"
                 f"Right to left (more than the right neighbour too): {' '.join(map(str, c))}\n"
                 f"Total: {' + '.join(map(str, c))} = {sum(c)}.")
+
+
+
+class CycleDetection(GymEnv):
+    """The tail and cycle lengths of the sequence x, f(x), f(f(x)), ... for a function on
+    0..n-1 given as a table (classical algorithms, Floyd's tortoise and hare): mu, the steps
+    before the sequence first enters its cycle, and lambda, the cycle's length. d: n = 3d + 10,
+    a random table. Answer: mu and lambda. Reward: -1 unparsable, -0.5 not two numbers, 1 for
+    both right, 0.5 for one, else 0 (our choice)."""
+
+    name = "cycle_detection"
+    category = "algorithms"
+
+    def size(self, difficulty):
+        return 3 * difficulty + 10
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        f = [rng.randrange(n) for _ in range(n)]
+        x0 = rng.randrange(n)
+        first, x, i = {}, x0, 0
+        while x not in first:
+            first[x], x, i = i, f[x], i + 1
+        mu, lam = first[x], i - first[x]
+        return {"f": f, "x0": x0, "mu": mu, "lam": lam}, f"{mu} {lam}"
+
+    def prompt(self, problem):
+        f = problem["f"]
+        return ask(f"A function f on 0..{len(f) - 1} is given by its table (f(0), f(1), ...): " + " ".join(map(str, f)) +
+                   f"\n\nStart at x0 = {problem['x0']} and repeat x -> f(x). The sequence eventually repeats. How many "
+                   "steps mu come before the first value that lies on the cycle, and how long is the cycle (lambda)?",
+                   "Give mu and lambda separated by a space, e.g. <answer>3 5</answer>.")
+
+    def reward(self, problem, answer):
+        got = int_list(answer)
+        if len(got) != 2:
+            return -0.5
+        return ((got[0] == problem["mu"]) + (got[1] == problem["lam"])) / 2
+
+
+class LargestSquareOfOnes(GymEnv):
+    """The largest all-ones square in a 0/1 grid (classical algorithms, the DP side(r, c) =
+    1 + min of its three upper-left neighbours). d: an n x n grid, n = d // 2 + 5, 80% ones.
+    Answer: row, column (of the top-left cell, from 0) and side. Reward: -1 unparsable, -0.5
+    outside the grid, 0 if the square holds a 0, else (its side / largest side)^5."""
+
+    name = "largest_square_of_ones"
+    category = "algorithms"
+
+    def size(self, difficulty):
+        return difficulty // 2 + 5
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        grid = ["".join("1" if rng.random() < 0.8 else "0" for _ in range(n)) for _ in range(n)]
+        side = [[0] * (n + 1) for _ in range(n + 1)]
+        best = (0, 0, 0)
+        for r in range(n):
+            for c in range(n):
+                if grid[r][c] == "1":
+                    side[r + 1][c + 1] = 1 + min(side[r][c], side[r][c + 1], side[r + 1][c])
+                    if side[r + 1][c + 1] > best[0]:
+                        best = (side[r + 1][c + 1], r, c)
+        if best[0] == 0:
+            raise Retry
+        k, r, c = best
+        return {"grid": grid, "best": k}, f"{r - k + 1} {c - k + 1} {k}"
+
+    def prompt(self, problem):
+        return ask("A grid of 0s and 1s (rows and columns numbered from 0):\n" + "\n".join(problem["grid"]) +
+                   "\n\nFind a largest square block made only of 1s.",
+                   "Give the row and column of its top-left cell and its side length, separated by spaces, e.g. "
+                   "<answer>2 1 3</answer>.")
+
+    def reward(self, problem, answer):
+        got, grid = int_list(answer), problem["grid"]
+        if len(got) != 3:
+            return -0.5
+        r, c, k = got
+        n = len(grid)
+        if k < 1 or r < 0 or c < 0 or r + k > n or c + k > n:
+            return -0.5
+        if any("0" in grid[i][c:c + k] for i in range(r, r + k)):
+            return 0.0
+        return min(1.0, k / problem["best"]) ** 5

@@ -1,10 +1,13 @@
 """More string algorithms: prefix (KMP failure) and Z functions, LCP arrays, edit scripts,
 the Burrows-Wheeler transform, minimum windows, longest repeated and repeat-free substrings,
-word breaking, Lyndon factorisation, palindrome partitioning.
+word breaking, Lyndon factorisation, palindrome partitioning, palindrome radii (Manacher),
+LZ78 parsing.
 
 What makes each its own problem (next to strings.py and arrays.py): the prefix and Z functions
 are the two arrays behind linear-time matching, not string_matching's occurrence list; the LCP
-array is computed from a given suffix array (suffix_array asks for the order itself); an edit
+array is computed from a given suffix array (suffix_array asks for the order itself); the
+palindrome radii are Manacher's array for every centre (longest_palindromic_substring asks for
+one palindrome); an edit
 script is the sequence of operations, checked by applying it (edit_distance asks only for the
 number); the others are distinct classical tasks (window, repeat, segmentation, factorisation,
 partition).
@@ -523,3 +526,91 @@ class PalindromePartition(GymEnv):
         if any(p != p[::-1] for p in pieces) or "".join(pieces) != problem["s"]:
             return -0.5
         return min(1.0, problem["optimum"] / len(pieces)) ** 5
+
+
+def palindrome_radii(s: str) -> list[int]:
+    """Manacher (odd lengths): r[i] is the largest r with s[i - r..i + r] a palindrome."""
+    n, r = len(s), [0] * len(s)
+    left, right = 0, -1
+    for i in range(n):
+        k = 0 if i > right else min(r[left + right - i], right - i)
+        while i - k - 1 >= 0 and i + k + 1 < n and s[i - k - 1] == s[i + k + 1]:
+            k += 1
+        r[i] = k
+        if i + k > right:
+            left, right = i - k, i + k
+    return r
+
+
+class PalindromeRadii(GymEnv):
+    """The palindrome radius at every position (classical algorithms, Manacher's algorithm): the
+    largest r such that the 2r + 1 letters centred on the position read the same both ways. d:
+    length 2d + 8 over AB. Reward: -1 unparsable, -0.5 wrong count, else (entries right / n)^5."""
+
+    name = "palindrome_radii"
+    category = "algorithms"
+
+    def size(self, difficulty):
+        return 2 * difficulty + 8
+
+    def build(self, rng, difficulty):
+        s = _random_string(rng, self.size(difficulty), "AB")
+        r = palindrome_radii(s)
+        return {"s": s, "radii": r}, " ".join(map(str, r))
+
+    def prompt(self, problem):
+        s = problem["s"]
+        return ask(f"S = {s} (positions 0 to {len(s) - 1}). For every position i, give the largest r such that "
+                   "S[i - r..i + r] (the 2r + 1 letters centred on i, all inside S) reads the same forwards and "
+                   "backwards (r = 0 when only the letter itself does).", ARRAY_FORMAT.format(n=len(s)))
+
+    def reward(self, problem, answer):
+        return matches(int_list(answer), problem["radii"])
+
+
+def lz78_phrases(s: str) -> list[str]:
+    """Each phrase: the longest known phrase that prefixes the rest, plus one more letter (the
+    last phrase may be a known one when the string runs out)."""
+    known, out, i = set(), [], 0
+    while i < len(s):
+        j = i + 1
+        while j <= len(s) and s[i:j] in known:
+            j += 1
+        phrase = s[i:min(j, len(s))]
+        known.add(phrase)
+        out.append(phrase)
+        i += len(phrase)
+    return out
+
+
+class Lz78Parse(GymEnv):
+    """The LZ78 parse of a string (classical algorithms, dictionary compression): each phrase
+    is the longest phrase seen so far that the rest starts with, extended by the next letter.
+    d: length 3d + 10 over AB. Answer: the phrases in order. Reward: -1 unparsable, -0.5 if they
+    do not spell the string or their count is wrong, else (phrases right / phrases)^5."""
+
+    name = "lz78_parse"
+    category = "algorithms"
+
+    def size(self, difficulty):
+        return 3 * difficulty + 10
+
+    def build(self, rng, difficulty):
+        s = _random_string(rng, self.size(difficulty), "AB")
+        phrases = lz78_phrases(s)
+        return {"s": s, "phrases": phrases}, " ".join(phrases)
+
+    def prompt(self, problem):
+        return ask(f"S = {problem['s']}\n\nParse S as LZ78 does. The dictionary starts empty. Repeatedly take the "
+                   "longest dictionary phrase that the rest of S starts with (possibly none), extend it by the next "
+                   "letter, output that as the next phrase and add it to the dictionary. If S ends before a letter can "
+                   "be added, the last phrase is the dictionary phrase itself.",
+                   "Give the phrases in order separated by spaces, e.g. <answer>A B AB BA</answer>.")
+
+    def reward(self, problem, answer):
+        pieces = answer.split()
+        for p in pieces:
+            _letters(p, "AB")
+        if "".join(pieces) != problem["s"]:
+            return -0.5
+        return matches(pieces, problem["phrases"])

@@ -1,6 +1,6 @@
 """Data-structure simulations: a stack producing a permutation, a binary heap, an LRU cache,
 binary search tree and AVL insertions, round-robin scheduling, the shunting-yard algorithm,
-a linear-probing hash table, a multi-server queue.
+a linear-probing hash table, a multi-server queue, matching brackets with a stack.
 
 What makes each its own problem: each runs a different classical structure by its textbook
 rules (sequences.py covers union-find, Fenwick sums, LCA, Huffman, running medians with two
@@ -524,3 +524,43 @@ class MultiServerQueue(GymEnv):
 
     def reward(self, problem, answer):
         return matches(int_list(answer), problem["done"])
+
+
+class BracketPartners(GymEnv):
+    """The partner of every bracket in a balanced string over ()[]{} (classical algorithms, a
+    stack of open positions). d: length 2(d + 4), a random balanced string. Answer: for each
+    position, the position of its partner. Reward: -1 unparsable, -0.5 wrong count, else
+    (entries right / n)^5. Its own problem: the matching itself (min_bracket_insertions repairs
+    an unbalanced string; bracket_completion_counting counts)."""
+
+    name = "bracket_partners"
+    category = "algorithms"
+
+    def size(self, difficulty):
+        return 2 * (difficulty + 4)
+
+    def build(self, rng, difficulty):
+        n, out, stack = self.size(difficulty), [], []
+        while len(out) < n:
+            if stack and (len(stack) == n - len(out) or rng.random() < 0.5):
+                out.append(")]}"["([{".index(stack.pop())])
+            else:
+                stack.append(rng.choice("([{"))
+                out.append(stack[-1])
+        partner, opened = [0] * n, []
+        for i, c in enumerate(out):
+            if c in "([{":
+                opened.append(i)
+            else:
+                j = opened.pop()
+                partner[i], partner[j] = j, i
+        return {"s": "".join(out), "partner": partner}, " ".join(map(str, partner))
+
+    def prompt(self, problem):
+        s = problem["s"]
+        return ask(f"This bracket string is balanced (positions 0 to {len(s) - 1}): {s}\n\nFor every position, give the "
+                   "position of the bracket it is matched with.",
+                   LIST_FORMAT.format(what=f"{len(s)} positions in order", example="3 2 1 0"))
+
+    def reward(self, problem, answer):
+        return matches(int_list(answer), problem["partner"])
