@@ -3,8 +3,8 @@ nvidia/Nemotron-Research-Reasoning-Qwen-1.5B): train.py's model_revision / ref_m
 engines' engine.revision reach every loader (transformers, vLLM, the offline HF-cache check, --plan's
 shape lookup); a revision with a local directory, or one that is not a revision name, is one line."""
 from __future__ import annotations
-import json
 
+import json
 import types
 
 import pytest
