@@ -1,0 +1,135 @@
+"""The math and optimisation families of issue 28 (math_*.py, opt_*.py) checked against
+independent computations: Fraction / sympy / brute force here, never the env's own helper (the
+registry-wide contract in tests/test_gym.py covers determinism, gold answers and hostile text)."""
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from fractions import Fraction
+
+import pytest
+
+import envs
+
+
+def problem(rec: dict) -> dict:
+    return json.loads(rec["meta"]["problem"])
+
+
+def value(rec: dict, answer: str) -> float:
+    return envs.score(rec, f"<answer>{answer}</answer>").value
+
+
+def gold(rec: dict) -> str:
+    return rec["answer"][len("<answer>"):-len("</answer>")]
+
+
+def records(name: str, difficulties=range(6), seeds=range(3)):
+    env = envs.make(name)
+    return [env.generate(seed=s, difficulty=d) for d in difficulties for s in seeds]
+
+
+# ---------------------------------------------------------------------------- math_exact.py
+
+def test_rational_expression_matches_python_fractions():
+    for rec in records("rational_expression"):
+        expr = problem(rec)["expression"]
+        # Fraction arithmetic by Python's own parser on a whitelisted string
+        assert set(expr) <= set("0123456789+-*/() ")
+        text = "".join(f"Fraction({t})" if t.isdigit() else t for t in
+                       __import__("re").split(r"(\d+)", expr))
+        assert Fraction(gold(rec)) == eval(text, {"Fraction": Fraction})  # noqa: S307 (digits and operators only)
+
+
+def test_egyptian_and_decimal_envs_agree_with_direct_sums():
+    for rec in records("egyptian_fraction_greedy"):
+        p = problem(rec)
+        ds = list(map(int, gold(rec).split()))
+        assert sum(Fraction(1, d) for d in ds) == Fraction(p["p"], p["q"]) and ds == sorted(set(ds))
+        # the first term is the largest unit fraction below p/q
+        assert Fraction(1, ds[0]) <= Fraction(p["p"], p["q"]) < Fraction(1, ds[0] - 1)
+    rec = envs.make("egyptian_fraction_greedy").generate(seed=0, difficulty=2)
+    p = problem(rec)
+    if len(gold(rec).split()) >= 2:  # another valid expansion: split the last 1/d into 1/(d+1) + 1/(d(d+1))
+        ds = list(map(int, gold(rec).split()))
+        assert value(rec, " ".join(map(str, ds[:-1] + [ds[-1] + 1, ds[-1] * (ds[-1] + 1)]))) == 0.5
+    for rec in records("repeating_decimal"):
+        p = problem(rec)
+        text = gold(rec)
+        whole, _, rest = text.partition(".")
+        pre, _, rep = rest.partition("(")
+        rep = rep.rstrip(")")
+        x = Fraction(int(whole)) + (Fraction(int(pre), 10 ** len(pre)) if pre else 0)
+        if rep:
+            x += Fraction(int(rep), 10 ** len(pre) * (10 ** len(rep) - 1))
+        assert x == Fraction(p["num"], p["den"])
+        if rep:
+            assert value(rec, text[:-1] + rep + ")") == 0.5  # the block written twice: right value, not shortest
+    assert value(envs.make("repeating_decimal").generate(seed=0, difficulty=0), "0.(9)") in (0.0, 0.5)
+    for rec in records("repeating_decimal_to_fraction"):
+        x = Fraction(gold(rec))
+        whole, _, rest = problem(rec)["decimal"].partition(".")
+        pre, _, rep = rest.partition("(")
+        expanded = (pre + rep.rstrip(")") * 60)[:50]  # the first 50 decimals the notation means
+        assert int(whole + expanded) == x.numerator * 10 ** 50 // x.denominator
+
+
+def test_best_approximation_and_farey_by_brute_force():
+    env = envs.make("best_rational_approximation")
+    for d in range(3):
+        for s in range(3):
+            rec = env.generate(seed=s, difficulty=d)
+            p = problem(rec)
+            x = Fraction(p["num"], p["den"])
+            best = min(abs(x - Fraction(round(x * q), q)) for q in range(1, p["n"] + 1))
+            assert abs(x - Fraction(gold(rec))) == best
+    for rec in records("farey_neighbor", range(2)):
+        p = problem(rec)
+        a = Fraction(p["a"], p["b"])
+        # the least fraction above a with denominator q is (floor(a q) + 1) / q
+        nxt = min(Fraction(a.numerator * q // a.denominator + 1, q) for q in range(1, p["n"] + 1))
+        assert Fraction(gold(rec)) == nxt
+
+
+def test_calkin_wilf_matches_the_recurrence():
+    # Newman's recurrence q_{k+1} = 1 / (2 floor(q_k) - q_k + 1)
+    seq, q = [], Fraction(1)
+    for _ in range(3000):
+        seq.append(q)
+        q = 1 / (2 * (q.numerator // q.denominator) - q + 1)
+    for rec in records("calkin_wilf_term", range(2)):
+        assert Fraction(gold(rec)) == seq[problem(rec)["n"] - 1]
+
+
+def test_fraction_sorting_and_representations():
+    for rec in records("fraction_sorting"):
+        fr = [Fraction(f) for f in problem(rec)["fractions"]]
+        order = list(map(int, gold(rec).split()))
+        assert [fr[i] for i in order] == sorted(fr)
+        assert value(rec, " ".join(map(str, order[::-1]))) < 1
+    for rec in records("balanced_ternary"):
+        digits = gold(rec)
+        assert sum({"+": 1, "0": 0, "-": -1}[c] * 3 ** i for i, c in enumerate(reversed(digits))) == problem(rec)["n"]
+        assert digits[0] != "0"
+    for rec in records("negabinary"):
+        assert sum(int(c) * (-2) ** i for i, c in enumerate(reversed(gold(rec)))) == problem(rec)["n"]
+    for rec in records("factoradic"):
+        ds = list(map(int, gold(rec).split()))
+        k = len(ds) - 1
+        assert sum(d * __import__("math").factorial(k - i) for i, d in enumerate(ds)) == problem(rec)["n"]
+        assert all(d <= k - i for i, d in enumerate(ds))
+    fib = [1, 2]
+    while fib[-1] < 10 ** 12:
+        fib.append(fib[-1] + fib[-2])
+    for rec in records("zeckendorf"):
+        xs = list(map(int, gold(rec).split()))
+        assert sum(xs) == problem(rec)["n"] and set(xs) <= set(fib)
+        assert value(rec, " ".join(map(str, [1] * problem(rec)["n"]))) < 1 if problem(rec)["n"] < 10 ** 4 else True
+    rec = envs.make("zeckendorf").generate(seed=0, difficulty=0)
+    n = problem(rec)["n"]
+    # a Fibonacci sum with two consecutive terms is not the Zeckendorf form
+    xs = list(map(int, gold(rec).split()))
+    if xs[-1] >= 3:
+        i = fib.index(xs[-1])
+        assert value(rec, " ".join(map(str, xs[:-1] + [fib[i - 1], fib[i - 2]]))) == 0.0
