@@ -133,3 +133,46 @@ def test_fraction_sorting_and_representations():
     if xs[-1] >= 3:
         i = fib.index(xs[-1])
         assert value(rec, " ".join(map(str, xs[:-1] + [fib[i - 1], fib[i - 2]]))) == 0.0
+
+
+# ---------------------------------------------------------------------------- math_series.py
+
+def test_series_closed_forms_match_sympy_and_brute_force():
+    import sympy
+
+    for rec in records("power_sum", range(3)):
+        p = problem(rec)
+        i = sympy.Symbol("i", integer=True, positive=True)
+        assert int(gold(rec)) == sympy.summation(i ** p["k"], (i, 1, p["n"]))
+    for rec in records("power_series_sum", range(4)):
+        p = problem(rec)
+        i = sympy.Symbol("i", integer=True, positive=True)
+        r = sympy.Rational(p["r"])
+        assert sympy.Rational(gold(rec)) == sympy.summation(i ** p["k"] / r ** i, (i, 1, sympy.oo))
+    for rec in records("telescoping_sum", range(3)):
+        p = problem(rec)
+        i = sympy.Symbol("i", integer=True, positive=True)
+        assert sympy.Rational(gold(rec)) == sympy.summation(1 / ((i + p["a"]) * (i + p["b"])), (i, 1, p["n"]))
+    for rec in records("binomial_moment_sum"):
+        p = problem(rec)
+        assert int(gold(rec)) == sum(__import__("math").comb(p["n"], i) * i ** p["k"] for i in range(p["n"] + 1))
+    for rec in records("alternating_binomial_sum", range(2)):
+        p = problem(rec)
+        n = sympy.Integer(p["n"])
+        assert int(gold(rec)) == sum((-1) ** i * sympy.binomial(n, i) for i in range(p["k"] + 1))
+    rng = random.Random(0)
+    from envs.gym.math_series import floor_sum
+
+    for _ in range(200):  # the reduction against the plain sum, on small random inputs
+        n, m, a, b = rng.randint(1, 60), rng.randint(1, 30), rng.randint(0, 80), rng.randint(0, 80)
+        assert floor_sum(n, m, a, b) == sum((a * i + b) // m for i in range(n))
+    for rec in records("floor_sum", range(1)):  # n < 100 at d = 0: summed term by term
+        p = problem(rec)
+        assert int(gold(rec)) == sum((p["a"] * i + p["b"]) // p["m"] for i in range(p["n"]))
+    for rec in records("harmonic_number"):
+        assert sympy.Rational(gold(rec)) == sympy.harmonic(problem(rec)["n"])
+    for rec in records("bernoulli_number"):
+        assert sympy.Rational(gold(rec)) == sympy.bernoulli(problem(rec)["n"])
+    for rec in records("multinomial_coefficient"):
+        parts = problem(rec)["parts"]
+        assert int(gold(rec)) == sympy.factorial(sum(parts)) / sympy.prod([sympy.factorial(k) for k in parts])
