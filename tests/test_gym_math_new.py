@@ -176,3 +176,30 @@ def test_series_closed_forms_match_sympy_and_brute_force():
     for rec in records("multinomial_coefficient"):
         parts = problem(rec)["parts"]
         assert int(gold(rec)) == sympy.factorial(sum(parts)) / sympy.prod([sympy.factorial(k) for k in parts])
+
+
+# ---------------------------------------------------------------------------- math_modular.py
+
+def test_modular_envs_match_direct_computation():
+    import math
+
+    import sympy
+
+    for rec in records("linear_congruence_all_solutions", range(1)):  # m < 1000: try every x
+        p = problem(rec)
+        assert list(map(int, gold(rec).split())) == [x for x in range(p["m"]) if (p["a"] * x - p["b"]) % p["m"] == 0]
+        assert 0 < value(rec, gold(rec).split()[0]) < 1  # one of the solutions is partial credit
+    for rec in records("jacobi_symbols"):
+        p = problem(rec)
+        assert list(map(int, gold(rec).split())) == [sympy.jacobi_symbol(a, n) for a, n in p["queries"]]
+    for rec in records("power_tower_mod", range(1)):  # b^c has a few thousand digits at d = 0: written out
+        p = problem(rec)
+        assert int(gold(rec)) == pow(p["a"], p["b"] ** p["c"], p["m"])
+    for rec in records("factorial_mod_prime", range(1)):
+        p = problem(rec)
+        assert int(gold(rec)) == math.factorial(p["n"]) % p["p"]
+    for rec in records("geometric_series_mod", range(1)):
+        p = problem(rec)
+        assert int(gold(rec)) == sum(pow(p["a"], i, p["m"]) for i in range(p["n"] + 1)) % p["m"]
+    for rec in records("carmichael_function"):
+        assert int(gold(rec)) == sympy.reduced_totient(problem(rec)["n"])
