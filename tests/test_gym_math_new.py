@@ -203,3 +203,49 @@ def test_modular_envs_match_direct_computation():
         assert int(gold(rec)) == sum(pow(p["a"], i, p["m"]) for i in range(p["n"] + 1)) % p["m"]
     for rec in records("carmichael_function"):
         assert int(gold(rec)) == sympy.reduced_totient(problem(rec)["n"])
+
+
+# ---------------------------------------------------------------------------- math_polynomials.py
+
+def _poly(coeffs, x):
+    import sympy
+
+    return sympy.Poly(coeffs, x)
+
+
+def test_polynomial_envs_match_sympy():
+    import sympy
+
+    x = sympy.Symbol("x")
+    for rec in records("polynomial_power_remainder", range(1)):  # N < 1000: sympy divides x^N itself
+        p = problem(rec)
+        rem = sympy.Poly(x ** p["n"], x, modulus=p["p"]).rem(sympy.Poly(p["m"], x, modulus=p["p"]))
+        want = [int(c) % p["p"] for c in rem.all_coeffs()]
+        k = len(p["m"]) - 1
+        assert list(map(int, gold(rec).split())) == [0] * (k - len(want)) + want
+    for rec in records("polynomial_composition"):
+        p = problem(rec)
+        want = sympy.Poly(sympy.expand(_poly(p["p"], x).as_expr().subs(x, _poly(p["q"], x).as_expr())), x)
+        assert list(map(int, gold(rec).split())) == [int(c) for c in want.all_coeffs()]
+    for rec in records("polynomial_evaluation_big"):
+        p = problem(rec)
+        assert int(gold(rec)) == _poly(p["coeffs"], x).eval(p["x"])
+    for rec in records("polynomial_multiplication"):
+        p = problem(rec)
+        assert list(map(int, gold(rec).split())) == [int(c) for c in (_poly(p["a"], x) * _poly(p["b"], x)).all_coeffs()]
+        assert value(rec, " ".join(gold(rec).split()[:-1])) == -0.5
+    for rec in records("polynomial_resultant"):
+        p = problem(rec)
+        assert int(gold(rec)) == sympy.resultant(_poly(p["p"], x), _poly(p["q"], x))
+    for rec in records("power_sum_of_roots"):
+        p = problem(rec)
+        n = len(p["coeffs"]) - 1  # trace of the k-th power of the companion matrix
+        companion = sympy.Matrix(n, n, lambda i, j: -p["coeffs"][n - i] if j == n - 1 else int(i == j + 1))
+        assert int(gold(rec)) == (companion ** p["k"]).trace()
+    for rec in records("real_root_count"):
+        assert int(gold(rec)) == len(set(sympy.real_roots(_poly(problem(rec)["coeffs"], x))))
+    for rec in records("polynomial_roots_mod_prime", range(3)):
+        p = problem(rec)
+        factors = sympy.factor_list(_poly(p["coeffs"], x).as_expr(), modulus=p["p"])[1]
+        roots = sorted(int(-f.subs(x, 0)) % p["p"] for f, _ in factors if sympy.degree(f, x) == 1)
+        assert list(map(int, gold(rec).split())) == roots

@@ -1,0 +1,296 @@
+"""Polynomial operations with exact answers: x^N modulo a polynomial and a prime, composition,
+evaluation at a big integer, multiplication, resultants, power sums of roots (Newton's
+identities), counting real roots, all roots modulo a prime.
+
+Mathematical operations in the RLVE paper's sense (rlve line 47): integer coefficients,
+computed with int / Fraction. Coefficient-list answers are graded like polynomial_division
+(our choice): -1 unparsable, -0.5 wrong number of coefficients, else (coefficients right /
+all)^5, 1 only when all are; single values score 1 exact, else 0.
+"""
+from __future__ import annotations
+
+from envs.gym.algebra import determinant, poly_mul, poly_text
+from envs.gym.base import INT_FORMAT, GymEnv, IntEnv, Retry, ask, int_list, jaccard, matches
+from envs.gym.number_theory import random_prime
+
+COEFF_FORMAT = ("Give the coefficients from the highest power down to the constant term, separated by spaces "
+                "(zeros included), e.g. <answer>1 0 -3 2</answer> for x^3 - 3x + 2.")
+
+
+def _coeffs(rng, degree: int, top: int, monic: bool = False) -> list[int]:
+    lead = 1 if monic else rng.choice([c for c in range(-top, top + 1) if c])
+    return [lead] + [rng.randint(-top, top) for _ in range(degree)]
+
+
+class _CoeffEnv(GymEnv):
+    """A polynomial answer: problem["coeffs"], highest power first."""
+
+    category = "math"
+
+    def reward(self, problem, answer):
+        return matches(int_list(answer), problem["coeffs"], 5)
+
+
+def poly_mod_prime(a: list[int], m: list[int], p: int) -> list[int]:
+    """a mod (m, p) for monic m, as len(m) - 1 coefficients (highest first)."""
+    a = [c % p for c in a]
+    k = len(m) - 1
+    while len(a) > k:
+        lead = a[0]
+        if lead:
+            for i in range(1, k + 1):
+                a[i] = (a[i] - lead * m[i]) % p
+        a = a[1:]
+    return [0] * (k - len(a)) + a
+
+
+def x_power_mod(n: int, m: list[int], p: int) -> list[int]:
+    """x^n mod (m(x), p) by square-and-multiply on residues."""
+    result, base = poly_mod_prime([1], m, p), poly_mod_prime([1, 0], m, p)
+    for bit in bin(n)[2:]:
+        result = poly_mod_prime(poly_mul(result, result), m, p)
+        if bit == "1":
+            result = poly_mod_prime(poly_mul(result, [1, 0]), m, p)
+    return result
+
+
+class PolynomialPowerRemainder(_CoeffEnv):
+    """The remainder of x^N divided by a monic M(x), coefficients modulo a prime p
+    (mathematical operations: square-and-multiply in F_p[x] / (M)). d: deg M = d // 4 + 2,
+    p a prime in [10, 100(d + 1)], N with d + 3 digits. Reward: as the family's coefficient
+    lists. Its own problem: polynomial_division divides two written-out polynomials once; here
+    the dividend has astronomically many terms and only repeated squaring reaches it."""
+
+    name = "polynomial_power_remainder"
+
+    def size(self, difficulty):
+        return difficulty // 4 + 2
+
+    def build(self, rng, difficulty):
+        k = self.size(difficulty)
+        p = random_prime(rng, 10, 100 * (difficulty + 1))
+        m = [1] + [rng.randrange(p) for _ in range(k)]
+        n = rng.randint(10 ** (difficulty + 2), 10 ** (difficulty + 3))
+        coeffs = x_power_mod(n, m, p)
+        return {"m": m, "p": p, "n": n, "coeffs": coeffs}, " ".join(map(str, coeffs))
+
+    def prompt(self, problem):
+        k = len(problem["m"]) - 1
+        return ask(f"Let M(x) = {poly_text(problem['m'])}. Compute the remainder of x^{problem['n']} divided by M(x), "
+                   f"with every coefficient reduced modulo the prime {problem['p']} (into 0..{problem['p'] - 1}).",
+                   f"Give the {k} coefficients of the remainder from x^{k - 1} down to the constant term, separated "
+                   "by spaces (zeros included), e.g. <answer>0 5 1</answer>.")
+
+
+def poly_compose(p: list[int], q: list[int]) -> list[int]:
+    """P(Q(x)) by Horner's rule on polynomials."""
+    out = [0]
+    for c in p:
+        out = poly_mul(out, q)
+        out[-1] += c
+    while len(out) > 1 and out[0] == 0:
+        out = out[1:]
+    return out
+
+
+class PolynomialComposition(_CoeffEnv):
+    """The coefficients of P(Q(x)) (mathematical operations). d: deg P = d // 4 + 2, deg Q =
+    d // 5 + 2, coefficients in [-5, 5], leading ones nonzero. Reward: as the family's
+    coefficient lists. Its own problem: substitution of a polynomial into a polynomial
+    (powers of Q), not a product of two given factors."""
+
+    name = "polynomial_composition"
+
+    def size(self, difficulty):
+        return (difficulty // 4 + 2) * (difficulty // 5 + 2)
+
+    def build(self, rng, difficulty):
+        p, q = _coeffs(rng, difficulty // 4 + 2, 5), _coeffs(rng, difficulty // 5 + 2, 5)
+        coeffs = poly_compose(p, q)
+        return {"p": p, "q": q, "coeffs": coeffs}, " ".join(map(str, coeffs))
+
+    def prompt(self, problem):
+        return ask(f"P(x) = {poly_text(problem['p'])}\nQ(x) = {poly_text(problem['q'])}\n\nExpand P(Q(x)).",
+                   COEFF_FORMAT)
+
+
+class PolynomialEvaluationBig(IntEnv):
+    """The exact value of an integer polynomial at a big integer (mathematical operations:
+    Horner's rule on big integers). d: degree d // 2 + 3, coefficients in [-99, 99], x with
+    d + 3 digits, either sign. Reward: -1 unparsable, 1 exact, else 0. Its own problem:
+    exact big-integer arithmetic driven by a polynomial's shape; long_multiplication multiplies
+    two numbers once."""
+
+    name = "polynomial_evaluation_big"
+    category = "math"
+
+    def size(self, difficulty):
+        return difficulty + 3
+
+    def build(self, rng, difficulty):
+        coeffs = _coeffs(rng, difficulty // 2 + 3, 99)
+        x = rng.choice((1, -1)) * rng.randint(10 ** (difficulty + 2), 10 ** (difficulty + 3))
+        value = 0
+        for c in coeffs:
+            value = value * x + c
+        return {"coeffs": coeffs, "x": x, "value": value}, str(value)
+
+    def prompt(self, problem):
+        return ask(f"Let P(x) = {poly_text(problem['coeffs'])}. Compute P({problem['x']}) exactly.", INT_FORMAT)
+
+
+class PolynomialMultiplication(_CoeffEnv):
+    """The coefficients of A(x) * B(x) (mathematical operations: a convolution). d: both of
+    degree d + 2, coefficients in [-20, 20]. Reward: as the family's coefficient lists. Its own
+    problem: the forward product, where polynomial_factorization and polynomial_gcd undo or
+    share factors."""
+
+    name = "polynomial_multiplication"
+
+    def size(self, difficulty):
+        return difficulty + 2
+
+    def build(self, rng, difficulty):
+        a, b = _coeffs(rng, difficulty + 2, 20), _coeffs(rng, difficulty + 2, 20)
+        coeffs = poly_mul(a, b)
+        return {"a": a, "b": b, "coeffs": coeffs}, " ".join(map(str, coeffs))
+
+    def prompt(self, problem):
+        return ask(f"A(x) = {poly_text(problem['a'])}\nB(x) = {poly_text(problem['b'])}\n\nExpand A(x) * B(x).",
+                   COEFF_FORMAT)
+
+
+def sylvester(p: list[int], q: list[int]) -> list[list[int]]:
+    m, n = len(p) - 1, len(q) - 1
+    rows = [[0] * i + p + [0] * (n - 1 - i) for i in range(n)]
+    rows += [[0] * i + q + [0] * (m - 1 - i) for i in range(m)]
+    return rows
+
+
+class PolynomialResultant(IntEnv):
+    """The resultant Res(P, Q) of two integer polynomials: the determinant of their Sylvester
+    matrix, zero exactly when they share a root (mathematical operations). d: deg P =
+    d // 4 + 2, deg Q = d // 5 + 1, coefficients in [-5, 5]. Reward: -1 unparsable, 1 exact,
+    else 0. Its own problem: an elimination invariant of a pair of polynomials; polynomial_gcd
+    finds the common factor, matrix_determinant takes an arbitrary matrix."""
+
+    name = "polynomial_resultant"
+    category = "math"
+
+    def size(self, difficulty):
+        return difficulty // 4 + difficulty // 5 + 3
+
+    def build(self, rng, difficulty):
+        p, q = _coeffs(rng, difficulty // 4 + 2, 5), _coeffs(rng, difficulty // 5 + 1, 5)
+        value = determinant(sylvester(p, q))
+        return {"p": p, "q": q, "value": value}, str(value)
+
+    def prompt(self, problem):
+        return ask(f"P(x) = {poly_text(problem['p'])}\nQ(x) = {poly_text(problem['q'])}\n\nCompute their resultant "
+                   "Res(P, Q) (the determinant of the Sylvester matrix, P's rows first).", INT_FORMAT)
+
+
+def newton_power_sum(coeffs: list[int], k: int) -> int:
+    """sum r_i^k over the roots of the monic polynomial coeffs (Newton's identities)."""
+    n, a = len(coeffs) - 1, coeffs
+    p = [n]  # p[m] = sum r_i^m; for P = x^n + a1 x^(n-1) + ... + an:
+    for m in range(1, k + 1):  # p_m = -(a1 p_(m-1) + ... + a_(m-1) p_1) - m a_m (m <= n), no m a_m term beyond n
+        s = -sum(a[i] * p[m - i] for i in range(1, min(m - 1, n) + 1))
+        p.append(s - m * a[m] if m <= n else s)
+    return p[k]
+
+
+class PowerSumOfRoots(IntEnv):
+    """sum r_i^k over the complex roots r_i of a monic integer polynomial, with multiplicity
+    (mathematical operations: Newton's identities, no root finding). d: degree d // 4 + 2,
+    coefficients in [-5, 5], k in [d // 4 + 3, d + 5]. Reward: -1 unparsable, 1 exact, else 0.
+    Its own problem: a symmetric function of roots read from the coefficients; no other env
+    links coefficients to roots this way."""
+
+    name = "power_sum_of_roots"
+    category = "math"
+
+    def size(self, difficulty):
+        return difficulty + 5
+
+    def build(self, rng, difficulty):
+        coeffs = _coeffs(rng, difficulty // 4 + 2, 5, monic=True)
+        k = rng.randint(difficulty // 4 + 3, difficulty + 5)
+        value = newton_power_sum(coeffs, k)
+        return {"coeffs": coeffs, "k": k, "value": value}, str(value)
+
+    def prompt(self, problem):
+        return ask(f"Let r_1, ..., r_n be the complex roots (with multiplicity) of P(x) = {poly_text(problem['coeffs'])}. "
+                   f"Compute r_1^{problem['k']} + ... + r_n^{problem['k']} (it is an integer).", INT_FORMAT)
+
+
+class RealRootCount(IntEnv):
+    """How many distinct real roots an integer polynomial has (mathematical operations: Sturm
+    sequences, or factoring). d: a planted product of (x - r)^m for d // 4 + 1 integer roots r
+    (with repetition) and d // 6 + 1 quadratics x^2 + b x + c with b^2 < 4c (no real roots),
+    expanded. Reward: -1 unparsable, 1 exact, else 0. Its own problem: a count of real roots,
+    not the roots (polynomial_factorization) and not a minimum (polynomial_minimum)."""
+
+    name = "real_root_count"
+    category = "math"
+
+    def size(self, difficulty):
+        return difficulty // 4 + difficulty // 6 + 2
+
+    def build(self, rng, difficulty):
+        roots = [rng.randint(-6, 6) for _ in range(difficulty // 4 + 1)]
+        poly = [1]
+        for r in roots:
+            poly = poly_mul(poly, [1, -r])
+        for _ in range(difficulty // 6 + 1):
+            b = rng.randint(-4, 4)
+            c = rng.randint(b * b // 4 + 1, b * b // 4 + 6)
+            poly = poly_mul(poly, [1, b, c])
+        value = len(set(roots))
+        return {"coeffs": poly, "value": value}, str(value)
+
+    def prompt(self, problem):
+        return ask(f"How many distinct real numbers x satisfy {poly_text(problem['coeffs'])} = 0?", INT_FORMAT)
+
+
+class PolynomialRootsModPrime(GymEnv):
+    """Every root in [0, p) of an integer polynomial modulo a prime p (mathematical
+    operations). d: a planted product of d // 3 + 2 factors (x - r) and a random cubic, degree
+    d // 3 + 5, p a prime in [50(d + 1), 100(d + 1)]; the roots are recomputed by trying every
+    residue. Reward: -1 unparsable, else (|right| / |listed or right|)^5 over the sets
+    (jaccard), 1 only for exactly the roots. Its own problem: roots over a finite field, where
+    modular_sqrt solves one quadratic and polynomial_factorization works over the integers."""
+
+    name = "polynomial_roots_mod_prime"
+    category = "math"
+
+    def size(self, difficulty):
+        return difficulty // 3 + 5
+
+    def build(self, rng, difficulty):
+        p = random_prime(rng, 50 * (difficulty + 1), 100 * (difficulty + 1))
+        poly = [rng.randint(1, p - 1)] + [rng.randrange(p) for _ in range(3)]
+        for _ in range(difficulty // 3 + 2):
+            poly = poly_mul(poly, [1, -rng.randrange(p)])
+        poly = [c % p for c in poly]
+        roots = []
+        for x in range(p):
+            v = 0
+            for c in poly:
+                v = (v * x + c) % p
+            if v == 0:
+                roots.append(x)
+        if not roots:
+            raise Retry
+        return {"coeffs": poly, "p": p, "roots": roots}, " ".join(map(str, roots))
+
+    def prompt(self, problem):
+        return ask(f"Find every x in 0..{problem['p'] - 1} with {poly_text(problem['coeffs'])} = 0 (mod "
+                   f"{problem['p']}), where {problem['p']} is prime.",
+                   "Give all of them separated by spaces, e.g. <answer>3 17 40</answer>.")
+
+    def reward(self, problem, answer):
+        got = int_list(answer)
+        if len(got) > 4 * len(problem["roots"]) + 10:
+            return 0.0
+        return jaccard(set(got), set(problem["roots"]), 5)
