@@ -249,3 +249,62 @@ def test_polynomial_envs_match_sympy():
         factors = sympy.factor_list(_poly(p["coeffs"], x).as_expr(), modulus=p["p"])[1]
         roots = sorted(int(-f.subs(x, 0)) % p["p"] for f, _ in factors if sympy.degree(f, x) == 1)
         assert list(map(int, gold(rec).split())) == roots
+
+
+# ---------------------------------------------------------------------------- math_matrices.py
+
+def test_matrix_envs_match_sympy_and_brute_force():
+    import sympy
+
+    for rec in records("determinant_mod_prime"):
+        p = problem(rec)
+        assert int(gold(rec)) == sympy.Matrix(p["matrix"]).det() % p["p"]
+    for rec in records("rational_matrix_inverse"):
+        a = sympy.Matrix(problem(rec)["matrix"])
+        got = sympy.Matrix([[sympy.Rational(t) for t in line.split()] for line in gold(rec).splitlines()])
+        assert got == a.inv()
+        assert value(rec, "\n".join(" ".join("0" for _ in line.split()) for line in gold(rec).splitlines())) < 1
+    for rec in records("characteristic_polynomial"):
+        a = sympy.Matrix(problem(rec)["matrix"])
+        assert list(map(int, gold(rec).split())) == [int(c) for c in a.charpoly().all_coeffs()]
+    for rec in records("kernel_basis"):
+        a = sympy.Matrix(problem(rec)["matrix"])
+        vs = sympy.Matrix([list(map(int, line.split())) for line in gold(rec).splitlines()])
+        assert vs.rows == a.cols - a.rank() and a * vs.T == sympy.zeros(a.rows, vs.rows) and vs.rank() == vs.rows
+        doubled = "\n".join(" ".join(str(2 * int(t)) for t in line.split()) for line in gold(rec).splitlines())
+        assert value(rec, doubled) == 1.0  # any basis counts
+        if vs.rows >= 2:
+            first = gold(rec).splitlines()[0]
+            assert value(rec, first + "\n" + first + "".join("\n" + ln for ln in gold(rec).splitlines()[2:])) == 0.0
+    for rec in records("matrix_permanent", range(4)):
+        m = problem(rec)["matrix"]
+        n = len(m)
+        assert int(gold(rec)) == sum(__import__("math").prod(m[i][s[i]] for i in range(n))
+                                     for s in itertools.permutations(range(n)))
+    for rec in records("spanning_tree_count", range(2)):  # every (n - 1)-subset of the edges
+        p = problem(rec)
+        count = 0
+        for sub in itertools.combinations(p["edges"], p["n"] - 1):
+            parent = list(range(p["n"] + 1))
+
+            def find(v):
+                while parent[v] != v:
+                    v = parent[v]
+                return v
+            ok = True
+            for u, v in sub:
+                ru, rv = find(u), find(v)
+                ok &= ru != rv
+                parent[ru] = rv
+            count += ok
+        assert int(gold(rec)) == count
+    for rec in records("lu_decomposition"):
+        a = sympy.Matrix(problem(rec)["matrix"])
+        rows = [list(map(int, line.split())) for line in gold(rec).splitlines()]
+        n = a.rows
+        lo, up, _ = a.LUdecomposition()
+        assert sympy.Matrix(rows[:n]) == lo and sympy.Matrix(rows[n:]) == up
+    for rec in records("integer_eigenvalues"):
+        a = sympy.Matrix(problem(rec)["matrix"])
+        want = sorted(k for k, mult in a.eigenvals().items() for _ in range(mult))
+        assert list(map(int, gold(rec).split())) == want
