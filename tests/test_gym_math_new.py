@@ -308,3 +308,42 @@ def test_matrix_envs_match_sympy_and_brute_force():
         a = sympy.Matrix(problem(rec)["matrix"])
         want = sorted(k for k, mult in a.eigenvals().items() for _ in range(mult))
         assert list(map(int, gold(rec).split())) == want
+
+
+# ---------------------------------------------------------------------------- opt_packing.py
+
+def _optimum_scored(rec, brute_best: int, feasible_answer: str | None = None):
+    """The gold answer reaches the brute-force optimum (it scores 1 and the stored optimum
+    equals it); a feasible non-optimal answer scores below 1."""
+    assert problem(rec)["optimum"] == brute_best and value(rec, gold(rec)) == 1.0
+    if feasible_answer is not None:
+        assert value(rec, feasible_answer) < 1.0 or problem(rec)["optimum"] == 0
+
+
+def test_packing_optima_match_brute_force():
+    for rec in records("bounded_knapsack", range(2)):
+        p = problem(rec)
+        items = p["items"]
+        best = max(sum(k * v for k, (_, v, _) in zip(ks, items))
+                   for ks in itertools.product(*(range(c + 1) for _, _, c in items))
+                   if sum(k * w for k, (w, _, _) in zip(ks, items)) <= p["capacity"])
+        _optimum_scored(rec, best, " ".join("0" for _ in items))
+        assert value(rec, " ".join(str(c + 1) for _, _, c in items)) == -0.5
+    for rec in records("multiple_choice_knapsack", range(3)):
+        p = problem(rec)
+        best = max(sum(g[j][1] for j, g in zip(js, p["groups"])) for js in itertools.product(*(range(len(g)) for g in p["groups"]))
+                   if sum(g[j][0] for j, g in zip(js, p["groups"])) <= p["capacity"])
+        _optimum_scored(rec, best)
+    for rec in records("two_constraint_knapsack", range(3)):
+        p = problem(rec)
+        items = p["items"]
+        best = max(sum(items[i][2] for i in s) for k in range(len(items) + 1) for s in itertools.combinations(range(len(items)), k)
+                   if sum(items[i][0] for i in s) <= p["weight_cap"] and sum(items[i][1] for i in s) <= p["volume_cap"])
+        _optimum_scored(rec, best, "")
+    for rec in records("integer_program_2d", range(4)):
+        p = problem(rec)
+        b = p["bound"]
+        best = max(p["c"][0] * x + p["c"][1] * y for x in range(b + 1) for y in range(b + 1)
+                   if all(a * x + bb * y <= r for a, bb, r in p["rows"]))
+        _optimum_scored(rec, best, "0 0")
+        assert value(rec, f"{b + 1} 0") == 0.0
