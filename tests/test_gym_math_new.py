@@ -347,3 +347,45 @@ def test_packing_optima_match_brute_force():
                    if all(a * x + bb * y <= r for a, bb, r in p["rows"]))
         _optimum_scored(rec, best, "0 0")
         assert value(rec, f"{b + 1} 0") == 0.0
+
+
+# ---------------------------------------------------------------------------- opt_scheduling.py
+
+def test_scheduling_optima_match_brute_force():
+    for rec in records("precedence_max_lateness", range(2)):
+        p = problem(rec)
+        jobs = p["jobs"]
+        best = None
+        for order in itertools.permutations(range(len(jobs))):
+            pos = {j: k for k, j in enumerate(order)}
+            if any(pos[a] > pos[b] for a, b in p["before"]):
+                continue
+            t, worst = 0, -10 ** 9
+            for i in order:
+                t += jobs[i][0]
+                worst = max(worst, t - jobs[i][1])
+            best = worst if best is None else min(best, worst)
+        _optimum_scored(rec, best)
+        if p["before"]:
+            a, b = p["before"][0]
+            bad = [b, a] + [i for i in range(len(jobs)) if i not in (a, b)]
+            assert value(rec, " ".join(map(str, bad))) == 0.0
+    for rec in records("parallel_total_completion", range(2)):
+        p = problem(rec)
+        times, m = p["times"], p["m"]
+        best = None
+        for machine in itertools.product(range(m), repeat=len(times)):
+            total = 0
+            for k in range(m):
+                acc = 0
+                for t in sorted(t for t, mk in zip(times, machine) if mk == k):
+                    acc += t
+                    total += acc
+            best = total if best is None else min(best, total)
+        _optimum_scored(rec, best, " ".join("0" for _ in times))
+    for rec in records("linear_partition", range(4)):
+        p = problem(rec)
+        a, k = p["sizes"], p["k"]
+        best = min(max(sum(a[s:e]) for s, e in zip((0,) + cuts, cuts + (len(a),)))
+                   for cuts in itertools.combinations(range(1, len(a)), k - 1))
+        _optimum_scored(rec, best)
