@@ -389,3 +389,84 @@ def test_scheduling_optima_match_brute_force():
         best = min(max(sum(a[s:e]) for s, e in zip((0,) + cuts, cuts + (len(a),)))
                    for cuts in itertools.combinations(range(1, len(a)), k - 1))
         _optimum_scored(rec, best)
+
+
+# ---------------------------------------------------------------------------- opt_paths.py
+
+def _simple_paths(adj, s, t):
+    stack = [(s, [s])]
+    while stack:
+        v, path = stack.pop()
+        if v == t:
+            yield path
+            continue
+        for w in adj.get(v, ()):
+            if w not in path:
+                stack.append((w, path + [w]))
+
+
+def test_path_optima_match_brute_force():
+    for rec in records("resource_constrained_shortest_path", range(2)):
+        p = problem(rec)
+        e = {(u, v): (c, t) for u, v, c, t in p["edges"]}
+        adj = {}
+        for u, v in e:
+            adj.setdefault(u, []).append(v)
+        best = min(sum(e[s][0] for s in zip(path, path[1:])) for path in _simple_paths(adj, 0, p["n"] - 1)
+                   if sum(e[s][1] for s in zip(path, path[1:])) <= p["budget"])
+        _optimum_scored(rec, best)
+    for rec in records("widest_path", range(2)):
+        p = problem(rec)
+        cap, adj = {}, {}
+        for u, v, c in p["edges"]:
+            cap[(u, v)] = cap[(v, u)] = c
+            adj.setdefault(u, []).append(v)
+            adj.setdefault(v, []).append(u)
+        best = max(min(cap[s] for s in zip(path, path[1:])) for path in _simple_paths(adj, p["s"], p["t"]))
+        _optimum_scored(rec, best)
+    for rec in records("grid_cheapest_walk", range(3)):
+        g = problem(rec)["grid"]
+        n = len(g)
+        dist = {(r, c): 10 ** 9 for r in range(n) for c in range(n)}
+        dist[(0, 0)] = g[0][0]
+        changed = True
+        while changed:  # Bellman-Ford relaxation until nothing changes
+            changed = False
+            for (r, c), dv in list(dist.items()):
+                for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0)):
+                    w = (r + dr, c + dc)
+                    if w in dist and dv + g[w[0]][w[1]] < dist[w]:
+                        dist[w], changed = dv + g[w[0]][w[1]], True
+        _optimum_scored(rec, dist[(n - 1, n - 1)])
+        along_edge = sum(g[0]) + sum(g[r][n - 1] for r in range(1, n))  # right along the top, then down
+        assert value(rec, "R" * (n - 1) + "D" * (n - 1)) == pytest.approx((dist[(n - 1, n - 1)] / along_edge) ** 5)
+        assert value(rec, "L") == -0.5
+    for rec in records("two_walk_coins", range(3)):
+        g = problem(rec)["grid"]
+        n = len(g)
+        walks = ["".join("D" if i in downs else "R" for i in range(2 * n - 2))
+                 for downs in itertools.combinations(range(2 * n - 2), n - 1)]
+
+        def cells(w):
+            r = c = 0
+            out = {(0, 0)}
+            for m in w:
+                r, c = (r + 1, c) if m == "D" else (r, c + 1)
+                out.add((r, c))
+            return out
+        best = max(sum(g[r][c] for r, c in cells(a) | cells(b)) for a in walks for b in walks)
+        _optimum_scored(rec, best)
+    for rec in records("min_refuel_stops", range(2)):
+        p = problem(rec)
+        st = p["stations"]
+
+        def ok(sub):
+            reach = p["fuel"]
+            for i in sorted(sub, key=lambda i: st[i][0]):
+                if st[i][0] > reach:
+                    return False
+                reach += st[i][1]
+            return reach >= p["target"]
+        best = min(k for k in range(len(st) + 1) for sub in itertools.combinations(range(len(st)), k) if ok(sub))
+        _optimum_scored(rec, best)
+        assert value(rec, "") == -1.0
