@@ -470,3 +470,27 @@ def test_path_optima_match_brute_force():
         best = min(k for k in range(len(st) + 1) for sub in itertools.combinations(range(len(st)), k) if ok(sub))
         _optimum_scored(rec, best)
         assert value(rec, "") == -1.0
+
+
+# ---------------------------------------------------------------------------- opt_trees.py
+
+def test_tree_optima_match_brute_force():
+    for rec in records("tree_max_weight_matching", range(4)):
+        edges = problem(rec)["edges"]
+        best = 0
+        for mask in range(1 << len(edges)):
+            sub = [edges[i] for i in range(len(edges)) if mask >> i & 1]
+            ends = [x for u, v, _ in sub for x in (u, v)]
+            if len(set(ends)) == len(ends):
+                best = max(best, sum(c for _, _, c in sub))
+        _optimum_scored(rec, best, "0")
+    for rec in records("tree_min_weight_dominating_set", range(4)):
+        p = problem(rec)
+        w, n = p["weights"], len(p["weights"])
+        nb = {v: {v} for v in range(n)}
+        for u, v in p["edges"]:
+            nb[u].add(v)
+            nb[v].add(u)
+        best = min(sum(w[v] for v in range(n) if mask >> v & 1) for mask in range(1 << n)
+                   if all(any(mask >> u & 1 for u in nb[v]) for v in range(n)))
+        _optimum_scored(rec, best, " ".join(map(str, range(n))))
