@@ -494,3 +494,60 @@ def test_tree_optima_match_brute_force():
         best = min(sum(w[v] for v in range(n) if mask >> v & 1) for mask in range(1 << n)
                    if all(any(mask >> u & 1 for u in nb[v]) for v in range(n)))
         _optimum_scored(rec, best, " ".join(map(str, range(n))))
+
+
+# ---------------------------------------------------------------------------- opt_line.py
+
+def test_line_optima_match_brute_force():
+    for rec in records("k_median_line", range(2)):
+        p = problem(rec)
+        xs, k = p["houses"], p["k"]
+        # some optimum puts every facility on a house (a median of its cluster)
+        best = min(sum(min(abs(x - f) for f in fs) for x in xs) for fs in itertools.combinations(xs, k))
+        _optimum_scored(rec, best, " ".join(map(str, xs[:k])))
+    for rec in records("k_center_line", range(3)):
+        p = problem(rec)
+        xs, k = p["houses"], p["k"]
+        best = min(max(min(abs(x - f) for f in fs) for x in xs) for fs in itertools.combinations(xs, k))
+        _optimum_scored(rec, best)
+    for rec in records("stick_cutting_order", range(2)):
+        p = problem(rec)
+
+        def cost(order):
+            pieces, total = [(0, p["length"])], 0
+            for c in order:
+                a, b = next(iv for iv in pieces if iv[0] < c < iv[1])
+                total += b - a
+                pieces = [iv for iv in pieces if iv != (a, b)] + [(a, c), (c, b)]
+            return total
+        best = min(cost(o) for o in itertools.permutations(p["marks"]))
+        _optimum_scored(rec, best)
+    for rec in records("stock_k_transactions", range(2)):
+        p = problem(rec)
+        pr, n = p["prices"], len(p["prices"])
+        pairs = [(b, s) for b in range(n) for s in range(b + 1, n)]
+        best = 0
+
+        def extend(start, left, acc):
+            nonlocal best
+            best = max(best, acc)
+            if left:
+                for b, s in pairs:
+                    if b >= start:
+                        extend(s, left - 1, acc + pr[s] - pr[b])
+        extend(0, p["k"], 0)
+        _optimum_scored(rec, best)
+        assert value(rec, "\n".join(["0 1"] * (p["k"] + 1))) == 0.0
+    for rec in records("word_wrap_raggedness", range(2)):
+        p = problem(rec)
+        lengths = [len(w) for w in p["words"]]
+        n = len(lengths)
+        best = None
+        for mask in range(1 << (n - 1)):
+            starts = [i for i in range(1, n) if mask >> (i - 1) & 1]
+            bounds = [0] + starts + [n]
+            lines = [sum(lengths[a:b]) + b - a - 1 for a, b in zip(bounds, bounds[1:])]
+            if max(lines) <= 20:
+                c = sum((20 - u) ** 2 for u in lines[:-1])
+                best = c if best is None else min(best, c)
+        _optimum_scored(rec, best, " ".join(map(str, range(1, n))))
