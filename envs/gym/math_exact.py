@@ -336,9 +336,9 @@ class FractionSorting(GymEnv):
     """Order fractions with close values (mathematical operations: exact comparison by cross
     multiplication). d: n = d + 4 distinct fractions p/q with q in [2, 50(d + 1)], all within
     a narrow band. Answer: the indices in increasing order of value. Reward: -1 unparsable,
-    -0.5 wrong length, else (positions right / n)^5 (the shape of sorting's reward, rlve line
-    59). Its own problem: sorting compares integers; here every comparison is a product of
-    numerator and denominator, and near-equal values defeat rounding."""
+    -0.5 wrong length, else (positions right / n)^5 (our choice, matches()). Its own problem:
+    sorting compares integers; here every comparison is a product of numerator and
+    denominator, and near-equal values defeat rounding."""
 
     name = "fraction_sorting"
     category = "math"
@@ -440,7 +440,7 @@ class Negabinary(_DigitsEnv):
 
     def prompt(self, problem):
         return ask(f"Write {problem['n']} in base -2: digits 0 and 1, the rightmost worth 1, then -2, 4, -8, 16, ... "
-                   "(no leading zeros).", "Give the digits as one string, e.g. -3 = 1 - 4 is <answer>1101</answer>.")
+                   "(no leading zeros).", "Give the digits as one string, e.g. -3 = -8 + 4 + 1 is <answer>1101</answer>.")
 
 
 def factoradic(n: int) -> list[int]:

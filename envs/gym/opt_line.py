@@ -1,12 +1,13 @@
 """Optimisation along a line or a sequence, graded against the optimum: facility location on a
-line (k-median and discrete k-center), the order of cuts of a stick, stock trading with at
-most k transactions, word wrap with least raggedness.
+line (k-median and discrete k-center), the order of cuts of a stick, stock trading with at most
+k transactions, word wrap with least raggedness.
 
 Each optimum comes from an exact polynomial algorithm (DP over contiguous clusters, interval
 DP, binary search with a greedy check), never from search. Rewards follow the optimisation
-family of optimization.py (our choice, in the (.)^5 shape of rlve line 53): -1 unparsable,
--0.5 an answer that does not describe a candidate, 0 for an infeasible one, else (value /
-optimum)^5 or (optimum / cost)^5, exactly 1 only at the optimum (ratio()).
+family of optimization.py (our choice, in the (.)^5 shape of PolynomialMinimum's reward, rlve
+lines 53-55): -1 unparsable, -0.5 an answer that does not describe a candidate, 0 for an
+infeasible one, else (value / optimum)^5 or (optimum / cost)^5, exactly 1 only at the optimum
+(ratio()).
 """
 from __future__ import annotations
 

@@ -1,12 +1,12 @@
-"""Packing optimisation, graded against the optimum: bounded knapsack, multiple-choice
-knapsack, knapsack with two capacities, a two-variable integer linear program.
+"""Packing optimisation, graded against the optimum: bounded knapsack, multiple-choice knapsack,
+knapsack with two capacities, a two-variable integer linear program.
 
 Each optimum comes from an exact pseudo-polynomial DP (or, for the integer program, a scan of
 one variable with the other solved in closed form), never from search. Rewards follow the
-optimisation family of optimization.py (our choice, in the (.)^5 shape of rlve line 53): -1
-unparsable, -0.5 an answer that does not describe a candidate (wrong length, a count out of
-range), 0 for an infeasible one, else (its value / optimum)^5, exactly 1 only at the optimum
-(ratio()).
+optimisation family of optimization.py (our choice, in the (.)^5 shape of PolynomialMinimum's
+reward, rlve lines 53-55): -1 unparsable, -0.5 an answer that does not describe a candidate
+(wrong length, a count out of range), 0 for an infeasible one, else (its value / optimum)^5,
+exactly 1 only at the optimum (ratio()).
 """
 from __future__ import annotations
 

@@ -2,12 +2,12 @@
 (bottleneck) path, cheapest grid walk in four directions, two grid walks collecting coins,
 fewest refuelling stops.
 
-Each optimum comes from an exact polynomial or pseudo-polynomial algorithm (DP over a
-resource, modified Dijkstra, DP over pairs of walkers, a greedy with a heap), never from
-search. Rewards follow the optimisation family of optimization.py (our choice, in the (.)^5
-shape of rlve line 53): -1 unparsable, -0.5 an answer that is not a walk of the right kind,
-0 for an infeasible one, else (value / optimum)^5 or (optimum / cost)^5, exactly 1 only at
-the optimum (ratio()).
+Each optimum comes from an exact polynomial or pseudo-polynomial algorithm (DP over a resource,
+modified Dijkstra, DP over pairs of walkers, a greedy with a heap), never from search. Rewards
+follow the optimisation family of optimization.py (our choice, in the (.)^5 shape of
+PolynomialMinimum's reward, rlve lines 53-55): -1 unparsable, -0.5 an answer that is not a walk
+of the right kind, 0 for an infeasible one, else (value / optimum)^5 or (optimum / cost)^5,
+exactly 1 only at the optimum (ratio()).
 """
 from __future__ import annotations
 

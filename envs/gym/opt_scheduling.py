@@ -1,11 +1,12 @@
 """Scheduling optimisation, graded against the optimum: maximum lateness under precedence
-constraints (Lawler), total completion time on parallel machines (SPT), contiguous work
-split between workers (linear partition).
+constraints (Lawler), total completion time on parallel machines (SPT), contiguous work split
+between workers (linear partition).
 
 Each optimum comes from the problem's exact polynomial algorithm, never from search. Rewards
-follow the optimisation family of optimization.py (our choice, in the (.)^5 shape of rlve
-line 53): -1 unparsable, -0.5 an answer that does not describe a candidate, 0 for an
-infeasible one, else (optimum / its cost)^5, exactly 1 only at the optimum (ratio()).
+follow the optimisation family of optimization.py (our choice, in the (.)^5 shape of
+PolynomialMinimum's reward, rlve line 53): -1 unparsable, -0.5 an answer that does not describe
+a candidate, 0 for an infeasible one, else (optimum / its cost)^5, exactly 1 only at the
+optimum (ratio()).
 """
 from __future__ import annotations
 

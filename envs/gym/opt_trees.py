@@ -2,10 +2,10 @@
 matching and minimum-weight dominating set.
 
 Both are NP-hard or intricate on general graphs (weighted domination) but exact on trees by a
-DP over subtrees. Rewards follow the optimisation family of optimization.py (our choice, in
-the (.)^5 shape of rlve line 53): -1 unparsable, -0.5 bad or repeated indices, 0 for an
-infeasible answer, else (weight / optimum)^5 or (optimum / weight)^5, exactly 1 only at the
-optimum (ratio()).
+DP over subtrees. Rewards follow the optimisation family of optimization.py (our choice, in the
+(.)^5 shape of PolynomialMinimum's reward, rlve lines 53-55): -1 unparsable, -0.5 bad or
+repeated indices, 0 for an infeasible answer, else (weight / optimum)^5 or (optimum /
+weight)^5, exactly 1 only at the optimum (ratio()).
 """
 from __future__ import annotations
 
