@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import random
+import re
 from fractions import Fraction
 
 import pytest
@@ -37,8 +39,7 @@ def test_rational_expression_matches_python_fractions():
         expr = problem(rec)["expression"]
         # Fraction arithmetic by Python's own parser on a whitelisted string
         assert set(expr) <= set("0123456789+-*/() ")
-        text = "".join(f"Fraction({t})" if t.isdigit() else t for t in
-                       __import__("re").split(r"(\d+)", expr))
+        text = "".join(f"Fraction({t})" if t.isdigit() else t for t in re.split(r"(\d+)", expr))
         assert Fraction(gold(rec)) == eval(text, {"Fraction": Fraction})  # noqa: S307 (digits and operators only)
 
 
@@ -117,7 +118,7 @@ def test_fraction_sorting_and_representations():
     for rec in records("factoradic"):
         ds = list(map(int, gold(rec).split()))
         k = len(ds) - 1
-        assert sum(d * __import__("math").factorial(k - i) for i, d in enumerate(ds)) == problem(rec)["n"]
+        assert sum(d * math.factorial(k - i) for i, d in enumerate(ds)) == problem(rec)["n"]
         assert all(d <= k - i for i, d in enumerate(ds))
     fib = [1, 2]
     while fib[-1] < 10 ** 12:
@@ -155,7 +156,7 @@ def test_series_closed_forms_match_sympy_and_brute_force():
         assert sympy.Rational(gold(rec)) == sympy.summation(1 / ((i + p["a"]) * (i + p["b"])), (i, 1, p["n"]))
     for rec in records("binomial_moment_sum"):
         p = problem(rec)
-        assert int(gold(rec)) == sum(__import__("math").comb(p["n"], i) * i ** p["k"] for i in range(p["n"] + 1))
+        assert int(gold(rec)) == sum(math.comb(p["n"], i) * i ** p["k"] for i in range(p["n"] + 1))
     for rec in records("alternating_binomial_sum", range(2)):
         p = problem(rec)
         n = sympy.Integer(p["n"])
@@ -181,8 +182,6 @@ def test_series_closed_forms_match_sympy_and_brute_force():
 # ---------------------------------------------------------------------------- math_modular.py
 
 def test_modular_envs_match_direct_computation():
-    import math
-
     import sympy
 
     for rec in records("linear_congruence_all_solutions", range(1)):  # m < 1000: try every x
@@ -279,7 +278,7 @@ def test_matrix_envs_match_sympy_and_brute_force():
     for rec in records("matrix_permanent", range(4)):
         m = problem(rec)["matrix"]
         n = len(m)
-        assert int(gold(rec)) == sum(__import__("math").prod(m[i][s[i]] for i in range(n))
+        assert int(gold(rec)) == sum(math.prod(m[i][s[i]] for i in range(n))
                                      for s in itertools.permutations(range(n)))
     for rec in records("spanning_tree_count", range(2)):  # every (n - 1)-subset of the edges
         p = problem(rec)
@@ -551,3 +550,29 @@ def test_line_optima_match_brute_force():
                 c = sum((20 - u) ** 2 for u in lines[:-1])
                 best = c if best is None else min(best, c)
         _optimum_scored(rec, best, " ".join(map(str, range(1, n))))
+
+
+# ---------------------------------------------------------------------------- worked solutions
+
+WORKED = ["egyptian_fraction_greedy", "calkin_wilf_term", "balanced_ternary", "negabinary", "factoradic", "zeckendorf",
+          "power_sum", "telescoping_sum", "power_tower_mod", "factorial_mod_prime", "carmichael_function"]
+
+
+@pytest.mark.parametrize("name", WORKED)
+def test_worked_solutions_are_true_and_opt_in(name):
+    """reasoning=True: the gold answer carries the worked solution, still scores correct, and the
+    prompt and answer of the default records do not change; every integer "x = y" step holds."""
+    plain, worked = envs.make(name), envs.make(name, reasoning=True)
+    for d in range(4):
+        for seed in range(3):
+            a, b = plain.generate(seed=seed, difficulty=d), worked.generate(seed=seed, difficulty=d)
+            assert a["prompt"] == b["prompt"] and b["answer"].endswith(a["answer"]) and envs.score(b, b["answer"]).correct
+            steps = b["answer"].split("</reasoning>")[0].removeprefix("<reasoning>\n").strip().splitlines()
+            for line in steps:
+                if name in ("balanced_ternary", "negabinary", "factoradic", "zeckendorf", "power_sum"):
+                    lhs, rhs = line.split(" = ")[-2:]
+                    assert eval(lhs) == eval(rhs), line  # noqa: S307 (our own digits and + - *)
+                elif name == "egyptian_fraction_greedy":
+                    lhs, rhs = line.split(" = ")
+                    x, y = (Fraction(t) for t in lhs.split(" - "))
+                    assert x - y == Fraction(rhs), line

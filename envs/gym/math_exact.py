@@ -75,9 +75,6 @@ class RationalExpression(RationalEnv):
     def prompt(self, problem):
         return ask(f"Compute exactly: {problem['expression']}", FRACTION_FORMAT)
 
-    def explain(self, problem):
-        return f"Evaluate the innermost brackets first with exact fractions; the value is {problem['num']}/{problem['den']}."
-
 
 def greedy_egyptian(p: int, q: int) -> list[int]:
     """Fibonacci-Sylvester: repeatedly take the largest unit fraction 1/ceil(q/p) that fits."""
@@ -121,6 +118,15 @@ class EgyptianFractionGreedy(GymEnv):
                    "repeatedly subtract the largest unit fraction 1/d that does not exceed the remainder.",
                    "Give the denominators d in the order the method finds them, separated by spaces, e.g. "
                    "<answer>2 7 98</answer> for 1/2 + 1/7 + 1/98.")
+
+    def explain(self, problem):
+        """One line per greedy step: d = ceil(q / p), then the remainder p/q - 1/d."""
+        p, q, lines = problem["p"], problem["q"], []
+        for d in map(int, problem["terms"]):
+            rest = Fraction(p, q) - Fraction(1, d)
+            lines.append(f"{p}/{q} - 1/{d} = {frac_text(rest)}")
+            p, q = rest.numerator, rest.denominator
+        return "\n".join(lines)
 
     def reward(self, problem, answer):
         got = int_list(answer)
@@ -325,6 +331,15 @@ class CalkinWilfTerm(RationalEnv):
         x = calkin_wilf(n)
         return {"n": n, "num": x.numerator, "den": x.denominator}, frac_text(x)
 
+    def explain(self, problem):
+        """Walk the binary digits of n after the leading 1 from the root 1/1."""
+        bits = bin(problem["n"])[3:]
+        a, b, lines = 1, 1, [f"{problem['n']} in binary is 1{bits}; start at 1/1"]
+        for bit in bits:
+            a, b = (a, a + b) if bit == "0" else (a + b, b)
+            lines.append(f"bit {bit}: {a}/{b}")
+        return "\n".join(lines)
+
     def prompt(self, problem):
         return ask("The Calkin-Wilf sequence 1, 1/2, 2, 1/3, 3/2, 2/3, 3, 1/4, ... lists the Calkin-Wilf tree level "
                    "by level, left to right: the root is 1/1 and a/b has children a/(a+b) (left) and (a+b)/b "
@@ -407,6 +422,15 @@ class BalancedTernary(_DigitsEnv):
         n = rng.choice((1, -1)) * rng.randint(10 ** (difficulty + 2), 10 ** (difficulty + 3))
         return {"n": n, "digits": balanced_ternary(n)}, balanced_ternary(n)
 
+    def explain(self, problem):
+        """n = 3 q + r with r in {-1, 0, 1}, repeated on q; the remainders are the digits from the right."""
+        n, lines = problem["n"], []
+        while n:
+            r = (n + 1) % 3 - 1
+            lines.append(f"{n} = 3 * {(n - r) // 3} {'-' if r < 0 else '+'} {abs(r)}")
+            n = (n - r) // 3
+        return "\n".join(lines)
+
     def prompt(self, problem):
         return ask(f"Write {problem['n']} in balanced ternary: digits + (1), 0 and - (-1), the rightmost digit "
                    "worth 1, the next 3, then 9, 27, ... (no leading zeros).",
@@ -438,6 +462,15 @@ class Negabinary(_DigitsEnv):
         n = rng.choice((1, -1)) * rng.randint(10 ** (difficulty + 2), 10 ** (difficulty + 3))
         return {"n": n, "digits": negabinary(n)}, negabinary(n)
 
+    def explain(self, problem):
+        """n = -2 q + r with r in {0, 1}, repeated on q; the remainders are the digits from the right."""
+        n, lines = problem["n"], []
+        while n:
+            r = n % 2
+            lines.append(f"{n} = -2 * {(n - r) // -2} + {r}")
+            n = (n - r) // -2
+        return "\n".join(lines)
+
     def prompt(self, problem):
         return ask(f"Write {problem['n']} in base -2: digits 0 and 1, the rightmost worth 1, then -2, 4, -8, 16, ... "
                    "(no leading zeros).", "Give the digits as one string, e.g. -3 = -8 + 4 + 1 is <answer>1101</answer>.")
@@ -468,6 +501,16 @@ class Factoradic(GymEnv):
     def build(self, rng, difficulty):
         n = rng.randint(10 ** (difficulty + 2), 10 ** (difficulty + 3))
         return {"n": n, "digits": factoradic(n)}, " ".join(map(str, factoradic(n)))
+
+    def explain(self, problem):
+        """Divide by 1, 2, 3, ... in turn; the remainders are the digits d_0, d_1, d_2, ..."""
+        n, k, lines = problem["n"], 1, []
+        while True:
+            lines.append(f"{n} = {k} * {n // k} + {n % k}")
+            n //= k
+            if not n:
+                return "\n".join(lines)
+            k += 1
 
     def prompt(self, problem):
         return ask(f"Write {problem['n']} in the factorial number system: digits d_k ... d_1 d_0 with 0 <= d_i <= i "
@@ -514,6 +557,14 @@ class Zeckendorf(GymEnv):
     def build(self, rng, difficulty):
         n = rng.randint(10 ** (difficulty + 2), 10 ** (difficulty + 3))
         return {"n": n}, " ".join(map(str, zeckendorf(n)))
+
+    def explain(self, problem):
+        """Greedy: subtract the largest Fibonacci number that fits, until nothing is left."""
+        n, lines = problem["n"], []
+        for f in zeckendorf(n):
+            lines.append(f"{n} - {f} = {n - f}")
+            n -= f
+        return "\n".join(lines)
 
     def prompt(self, problem):
         return ask(f"Write {problem['n']} as a sum of Fibonacci numbers (1, 2, 3, 5, 8, 13, ...), no two of them "

@@ -22,6 +22,18 @@ def planted_modulus(rng, parts: int, top: int) -> tuple[int, dict[int, int]]:
     return math.prod(p ** e for p, e in factors.items()), factors
 
 
+def _factor(m: int) -> dict[int, int]:
+    """Trial division: the moduli here are products of primes below a few thousand."""
+    out, p = {}, 2
+    while m > 1 and p * p <= m:
+        while m % p == 0:
+            out[p], m = out.get(p, 0) + 1, m // p
+        p += 1
+    if m > 1:
+        out[m] = out.get(m, 0) + 1
+    return out
+
+
 def totient(factors: dict[int, int]) -> int:
     return math.prod((p - 1) * p ** (e - 1) for p, e in factors.items())
 
@@ -138,6 +150,16 @@ class PowerTowerMod(IntEnv):
         value = pow(a, e, m)
         return {"a": a, "b": b, "c": c, "m": m, "value": value}, str(value)
 
+    def explain(self, problem):
+        """phi(m) from the factorisation, the exponent reduced, one modular power."""
+        a, b, c, m = problem["a"], problem["b"], problem["c"], problem["m"]
+        factors = _factor(m)
+        phi = totient(factors)
+        e = pow(b, c, phi) + phi
+        return (f"m = {m} = " + " * ".join(f"{p}^{k}" for p, k in sorted(factors.items())) + f", phi(m) = {phi}\n"
+                f"{b}^{c} mod {phi} = {e - phi}; the exponent is at least log2(m), so use {e - phi} + {phi} = {e}\n"
+                f"{a}^{e} mod {m} = {problem['value']}")
+
     def prompt(self, problem):
         return ask(f"Compute {problem['a']}^({problem['b']}^{problem['c']}) mod {problem['m']}, the remainder of a "
                    f"power whose exponent is {problem['b']}^{problem['c']}.", INT_FORMAT)
@@ -165,6 +187,14 @@ class FactorialModPrime(IntEnv):
         tail = math.prod(range(n + 1, p)) % p
         value = (-pow(tail, -1, p)) % p
         return {"n": n, "p": p, "value": value}, str(value)
+
+    def explain(self, problem):
+        """Wilson's theorem, then one inverse."""
+        n, p = problem["n"], problem["p"]
+        tail = math.prod(range(n + 1, p)) % p
+        return (f"Wilson: {p - 1}! = -1 (mod {p}), so {n}! * ({n + 1} * ... * {p - 1}) = -1\n"
+                f"{n + 1} * ... * {p - 1} mod {p} = {tail}\n"
+                f"{n}! = -1 / {tail} = -{pow(tail, -1, p)} = {problem['value']} (mod {p})")
 
     def prompt(self, problem):
         return ask(f"{problem['p']} is prime. Compute {problem['n']}! mod {problem['p']}.", INT_FORMAT)
@@ -236,6 +266,12 @@ class CarmichaelFunction(IntEnv):
             factors[2], m = e, m * 2 ** e
         value = carmichael(factors)
         return {"n": m, "value": value}, str(value)
+
+    def explain(self, problem):
+        """lambda of each prime power, then their lcm."""
+        factors = _factor(problem["n"])
+        parts = [f"lambda({p}^{e}) = {carmichael({p: e})}" for p, e in sorted(factors.items())]
+        return "\n".join(parts + [f"lcm = {problem['value']}"])
 
     def prompt(self, problem):
         return ask(f"Compute Carmichael's function lambda({problem['n']}): the smallest positive m with a^m = 1 "

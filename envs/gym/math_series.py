@@ -50,6 +50,15 @@ class PowerSum(IntEnv):
         value = sum(s[j] * math.factorial(j) * math.comb(n + 1, j + 1) for j in range(1, k + 1))
         return {"n": n, "k": k, "value": value}, str(value)
 
+    def explain(self, problem):
+        """The identity sum_j S(k, j) j! C(n + 1, j + 1), one term per line."""
+        n, k = problem["n"], problem["k"]
+        s = stirling2_row(k)
+        terms = [s[j] * math.factorial(j) * math.comb(n + 1, j + 1) for j in range(1, k + 1)]
+        lines = [f"S({k}, {j}) * {j}! * C({n + 1}, {j + 1}) = {s[j]} * {math.factorial(j)} * "
+                 f"{math.comb(n + 1, j + 1)} = {t}" for j, t in zip(range(1, k + 1), terms)]
+        return "\n".join(lines + [" + ".join(map(str, terms)) + f" = {sum(terms)}"])
+
     def prompt(self, problem):
         return ask(f"Compute 1^{problem['k']} + 2^{problem['k']} + ... + {problem['n']}^{problem['k']} exactly.",
                    INT_FORMAT)
@@ -107,6 +116,13 @@ class TelescopingSum(RationalEnv):
         b = a + rng.randint(1, difficulty // 3 + 3)
         value = Fraction(1, b - a) * sum(Fraction(1, j) - Fraction(1, n + j) for j in range(a + 1, b + 1))
         return {"n": n, "a": a, "b": b, "num": value.numerator, "den": value.denominator}, frac_text(value)
+
+    def explain(self, problem):
+        """Partial fractions, then the telescoped closed form."""
+        n, a, b = problem["n"], problem["a"], problem["b"]
+        return (f"1/((i + {a})(i + {b})) = (1/{b - a}) * (1/(i + {a}) - 1/(i + {b}))\n"
+                f"the sum telescopes to (1/{b - a}) * sum over j = {a + 1}..{b} of (1/j - 1/({n} + j))\n"
+                f"= {problem['num']}/{problem['den']}")
 
     def prompt(self, problem):
         a, b = problem["a"], problem["b"]
