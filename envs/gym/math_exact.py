@@ -94,7 +94,8 @@ class EgyptianFractionGreedy(GymEnv):
     [10(d + 2), 20(d + 2)], p in [2, min(q - 1, d // 4 + 3)], gcd 1; at most 10 terms (the
     denominators grow doubly exponentially). Reward: -1 unparsable, 1 for the greedy
     denominators in order, 0.5 for another list of distinct unit fractions summing to p/q
-    (our choice: a valid expansion, not the greedy one), else 0. Its own problem: no other env
+    (our choice: a valid expansion, not the greedy one; at most 2k + 4 terms for a greedy
+    expansion of k, none above twice the greedy's largest bit length), else 0. Its own problem: no other env
     writes a rational as a sum of unit fractions."""
 
     name = "egyptian_fraction_greedy"
@@ -132,9 +133,10 @@ class EgyptianFractionGreedy(GymEnv):
         got = int_list(answer)
         if got == [int(t) for t in problem["terms"]]:
             return 1.0
-        if not got or len(got) > 4 * len(problem["terms"]) + 10 or min(got) < 1 or len(set(got)) < len(got):
+        if not got or len(got) > 2 * len(problem["terms"]) + 4 or min(got) < 1 or len(set(got)) < len(got):
             return 0.0
-        if max(got).bit_length() > 20_000:
+        # bounds the exact sum below (big common denominators make each addition's gcd slow)
+        if max(got).bit_length() > 2 * int(problem["terms"][-1]).bit_length() + 64:
             return 0.0
         return 0.5 if sum(Fraction(1, d) for d in got) == Fraction(problem["p"], problem["q"]) else 0.0
 
