@@ -199,12 +199,13 @@ def ilp2_optimum(c: tuple[int, int], rows: list, bound: int) -> tuple[int, int, 
 
 
 class IntegerProgram2D(GymEnv):
-    """A two-variable integer linear program: maximise c1 x + c2 y subject to d + 3 constraints
-    a x + b y <= r and 0 <= x, y <= B (optimisation). d: B = 5(d + 2), c in [1, 9]^2, a, b in
-    [-4, 9] (b > 0 in most rows), r chosen so that (0, 0) is feasible. The optimum is found by
-    scanning x and solving for y (the LP optimum rounded is often infeasible or suboptimal).
-    Answer: x y. Reward: -0.5 not two integers, 0 infeasible, else (value / optimum)^5. Its own
-    problem: integrality on a polygon, not a combinatorial selection."""
+    """A two-variable integer linear program: maximise c1 x + c2 y subject to d + 3 constraints a x
+    + b y <= r and 0 <= x, y <= B (optimisation). d: B = 5(d + 2), c in [1, 9]^2, a, b in
+    [-4, 9] (not both <= 0), r = a x0 + b y0 + [0, 2B] for a planted point (x0, y0) of the
+    box. The optimum is found by scanning x and solving for y (the LP optimum rounded is
+    often infeasible or suboptimal). Answer: x y. Reward: -0.5 not two integers, 0
+    infeasible, else (value / optimum)^5. Its own problem: integrality on a polygon, not a
+    combinatorial selection."""
 
     name = "integer_program_2d"
     category = "optimization"
@@ -215,12 +216,13 @@ class IntegerProgram2D(GymEnv):
     def build(self, rng, difficulty):
         bound = 5 * (difficulty + 2)
         c = (rng.randint(1, 9), rng.randint(1, 9))
+        x0, y0 = rng.randint(0, bound), rng.randint(0, bound)  # planted feasible point
         rows = []
         for _ in range(self.size(difficulty)):
             a, b = rng.randint(-4, 9), rng.randint(-4, 9)
             if a <= 0 and b <= 0:
                 a, b = -a + 1, -b + 1
-            rows.append((a, b, rng.randint(0, max(1, (abs(a) + abs(b)) * bound // 2))))
+            rows.append((a, b, a * x0 + b * y0 + rng.randint(0, 2 * bound)))
         best = ilp2_optimum(c, rows, bound)
         if best is None or best[0] <= 0:
             raise Retry
@@ -230,7 +232,9 @@ class IntegerProgram2D(GymEnv):
         (c1, c2), bound = problem["c"], problem["bound"]
 
         def term(a, b):
-            return f"{a}x" + (f" + {b}y" if b >= 0 else f" - {-b}y")
+            if not a:
+                return f"{b}y"
+            return f"{a}x" + ("" if not b else f" + {b}y" if b > 0 else f" - {-b}y")
         cons = "\n".join(f"{term(a, b)} <= {r}" for a, b, r in problem["rows"])
         return ask(f"Find integers x and y with 0 <= x <= {bound} and 0 <= y <= {bound} satisfying\n{cons}\n"
                    f"that maximise {c1}x + {c2}y.", "Give x and y separated by a space, e.g. <answer>3 7</answer>.")
