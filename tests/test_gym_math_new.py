@@ -578,3 +578,17 @@ def test_worked_solutions_are_true_and_opt_in(name):
                     lhs, rhs = line.split(" = ")
                     x, y = (Fraction(t) for t in lhs.split(" - "))
                     assert x - y == Fraction(rhs), line
+
+
+def test_bottleneck_assignment_and_isotonic_adjustment_by_brute_force():
+    for rec in records("bottleneck_assignment", range(4)):
+        t = problem(rec)["times"]
+        best = min(max(t[i][j] for i, j in enumerate(perm)) for perm in itertools.permutations(range(len(t))))
+        _optimum_scored(rec, best)
+    for rec in records("isotonic_adjustment", range(2)):
+        a = problem(rec)["sequence"]
+        # every non-decreasing sequence over the values of a (some optimum uses only those)
+        best = min(sum(abs(x - y) for x, y in zip(a, b))
+                   for b in itertools.combinations_with_replacement(sorted(set(a)), len(a)))
+        _optimum_scored(rec, best)
+        assert value(rec, " ".join(map(str, sorted(a, reverse=True)))) == 0.0

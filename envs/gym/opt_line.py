@@ -347,3 +347,62 @@ class WordWrapRaggedness(GymEnv):
         if cost is None:
             return 0.0
         return ratio(problem["optimum"] + 1, cost + 1, 5)
+
+
+def isotonic_l1(a: list[int]) -> tuple[int, list[int]]:
+    """The least sum |a_i - b_i| over non-decreasing b: some optimum takes its values from a, so
+    DP over (position, value index) with a running prefix minimum, O(n^2)."""
+    vals = sorted(set(a))
+    m, inf = len(vals), float("inf")
+    cost = [[0] * m]
+    for x in a:
+        prev, row, best = cost[-1], [0] * m, inf
+        for k, v in enumerate(vals):
+            best = min(best, prev[k])  # best over b_(i-1) <= v
+            row[k] = best + abs(x - v)
+        cost.append(row)
+    k = min(range(m), key=lambda k: cost[-1][k])
+    optimum, out = cost[-1][k], []
+    for i in range(len(a), 0, -1):  # walk back: b_i = vals[k], then the best k' <= k at i - 1
+        out.append(vals[k])
+        if i > 1:
+            k = min(range(k + 1), key=lambda j: cost[i - 1][j])
+    return optimum, out[::-1]
+
+
+class IsotonicAdjustment(GymEnv):
+    """Change a sequence into a non-decreasing one, paying |old - new| per entry, as cheaply as
+    possible (optimisation; L1 isotonic regression, DP over positions and candidate values).
+    d: n = d + 6 integers in [0, 10(d + 2)]. Answer: the new sequence. Reward: -0.5 not n
+    integers, 0 if it decreases somewhere, else (optimum / its cost)^5 (an already sorted input
+    is redrawn, so the optimum is positive). Its own problem: the answer is a new sequence and
+    the cost is a distance to it; sorting and longest_increasing_subsequence rearrange or
+    select, they do not adjust values."""
+
+    name = "isotonic_adjustment"
+    category = "optimization"
+
+    def size(self, difficulty):
+        return difficulty + 6
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        a = [rng.randint(0, 10 * (difficulty + 2)) for _ in range(n)]
+        if a == sorted(a):
+            raise Retry
+        opt, b = isotonic_l1(a)
+        return {"sequence": a, "optimum": opt}, " ".join(map(str, b))
+
+    def prompt(self, problem):
+        a = problem["sequence"]
+        return ask(f"Sequence: {' '.join(map(str, a))}\n\nReplace it by a non-decreasing sequence of {len(a)} integers; "
+                   "changing an entry from x to y costs |x - y|. Make the total cost as small as possible.",
+                   f"Give the {len(a)} new entries in order, separated by spaces, e.g. <answer>1 3 3 7</answer>.")
+
+    def reward(self, problem, answer):
+        a, b = problem["sequence"], int_list(answer)
+        if len(b) != len(a) or any(abs(y) > LIMIT for y in b):
+            return -0.5
+        if any(x > y for x, y in zip(b, b[1:])):
+            return 0.0
+        return ratio(problem["optimum"], sum(abs(x - y) for x, y in zip(a, b)), 5)

@@ -1,6 +1,7 @@
 """Scheduling optimisation, graded against the optimum: maximum lateness under precedence
 constraints (Lawler), total completion time on parallel machines (SPT), contiguous work split
-between workers (linear partition).
+between workers (linear partition), one job per worker finishing as early as possible
+(bottleneck assignment).
 
 Each optimum comes from the problem's exact polynomial algorithm, never from search. Rewards
 follow the optimisation family of optimization.py (our choice, in the (.)^5 shape of
@@ -187,3 +188,65 @@ class LinearPartition(GymEnv):
             return -0.5
         bounds = [0] + cuts + [len(a)]
         return ratio(problem["optimum"], max(sum(a[s:e]) for s, e in zip(bounds, bounds[1:])), 5)
+
+
+def perfect_matching(allowed: list[list[bool]]) -> list[int] | None:
+    """A perfect matching of workers to jobs along allowed pairs (Kuhn's augmenting paths), or None."""
+    n = len(allowed)
+    job_of, worker_of = [-1] * n, [-1] * n
+
+    def augment(w, seen):
+        for j in range(n):
+            if allowed[w][j] and not seen[j]:
+                seen[j] = True
+                if worker_of[j] == -1 or augment(worker_of[j], seen):
+                    job_of[w], worker_of[j] = j, w
+                    return True
+        return False
+    for w in range(n):
+        if not augment(w, [False] * n):
+            return None
+    return job_of
+
+
+class BottleneckAssignment(GymEnv):
+    """Give each worker a different job so that the slowest worker finishes as early as
+    possible: minimise the largest time in a perfect assignment (optimisation; the least
+    threshold whose allowed pairs contain a perfect matching, by binary search over the
+    distinct times). d: n = d // 2 + 3 workers and jobs, times 1..99. Answer: each worker's job.
+    Reward: -0.5 not a permutation, else (optimum / its largest time)^5. Its own problem:
+    assignment minimises the sum (Hungarian); the max objective has different optima and a
+    matching-feasibility algorithm."""
+
+    name = "bottleneck_assignment"
+    category = "optimization"
+
+    def size(self, difficulty):
+        return difficulty // 2 + 3
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        times = [[rng.randint(1, 99) for _ in range(n)] for _ in range(n)]
+        values = sorted({t for r in times for t in r})
+        lo, hi = 0, len(values) - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if perfect_matching([[t <= values[mid] for t in r] for r in times]) is None:
+                lo = mid + 1
+            else:
+                hi = mid
+        jobs = perfect_matching([[t <= values[lo] for t in r] for r in times])
+        return {"times": times, "optimum": values[lo]}, " ".join(map(str, jobs))
+
+    def prompt(self, problem):
+        n = len(problem["times"])
+        rows = "\n".join(f"worker {i}: " + " ".join(map(str, r)) for i, r in enumerate(problem["times"]))
+        return ask(f"Time worker i needs for job j (jobs 0 to {n - 1} left to right):\n{rows}\n\nAll workers start "
+                   "together. Give each worker a different job so that the last one to finish finishes as early as "
+                   "possible.", f"Give {n} integers separated by spaces: the job of workers 0 to {n - 1}.")
+
+    def reward(self, problem, answer):
+        times, jobs = problem["times"], int_list(answer)
+        if sorted(jobs) != list(range(len(times))):
+            return -0.5
+        return ratio(problem["optimum"], max(times[i][j] for i, j in enumerate(jobs)), 5)
