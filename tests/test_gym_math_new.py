@@ -147,12 +147,12 @@ def test_series_closed_forms_match_sympy_and_brute_force():
         p = problem(rec)
         i = sympy.Symbol("i", integer=True, positive=True)
         assert int(gold(rec)) == sympy.summation(i ** p["k"], (i, 1, p["n"]))
-    for rec in records("power_series_sum", range(4)):
+    for rec in records("power_series_sum", range(3)):
         p = problem(rec)
         i = sympy.Symbol("i", integer=True, positive=True)
         r = sympy.Rational(p["r"])
         assert sympy.Rational(gold(rec)) == sympy.summation(i ** p["k"] / r ** i, (i, 1, sympy.oo))
-    for rec in records("telescoping_sum", range(3)):
+    for rec in records("telescoping_sum", range(2)):
         p = problem(rec)
         i = sympy.Symbol("i", integer=True, positive=True)
         assert sympy.Rational(gold(rec)) == sympy.summation(1 / ((i + p["a"]) * (i + p["b"])), (i, 1, p["n"]))
@@ -592,3 +592,43 @@ def test_bottleneck_assignment_and_isotonic_adjustment_by_brute_force():
                    for b in itertools.combinations_with_replacement(sorted(set(a)), len(a)))
         _optimum_scored(rec, best)
         assert value(rec, " ".join(map(str, sorted(a, reverse=True)))) == 0.0
+
+
+# ---------------------------------------------------------------------------- math_numbers.py, partial fractions
+
+def test_number_functions_and_partial_fractions_match_sympy():
+    import sympy
+    from sympy.polys.domains import ZZ_I
+
+    for rec in records("divisor_sigma"):
+        p = problem(rec)
+        assert int(gold(rec)) == sympy.divisor_sigma(p["n"], p["k"])
+    for rec in records("sqrt_continued_fraction", range(2)):
+        cf = sympy.continued_fraction_periodic(0, 1, problem(rec)["d"])
+        assert list(map(int, gold(rec).split())) == [cf[0]] + list(cf[1])
+    for rec in records("sqrt_continued_fraction"):  # the convergent before the period's last term solves Pell
+        terms, big_d = list(map(int, gold(rec).split())), problem(rec)["d"]
+        h0, h1, k0, k1 = 1, terms[0], 0, 1
+        for a in terms[1:-1]:
+            h0, h1, k0, k1 = h1, a * h1 + h0, k1, a * k1 + k0
+        assert h1 * h1 - big_d * k1 * k1 == (-1) ** (len(terms) - 1)
+    for rec in records("gaussian_integer_gcd"):
+        p = problem(rec)
+        want = ZZ_I.gcd(ZZ_I(*p["a"]), ZZ_I(*p["b"]))
+        x, y = map(int, gold(rec).split())
+        assert x * x + y * y == want.x ** 2 + want.y ** 2  # associates have one norm
+        for z in (p["a"], p["b"]):
+            assert ZZ_I.rem(ZZ_I(*z), ZZ_I(x, y)) == ZZ_I.zero  # it divides both
+        assert value(rec, f"{-y} {x}") == 1.0  # i times the gcd is an associate
+        assert value(rec, f"{x + 1} {y}") == 0.0
+    x = sympy.Symbol("x")
+    for rec in records("partial_fractions", range(4), range(2)):
+        p = problem(rec)
+        expr = sympy.Poly(p["p"], x).as_expr() / sympy.Poly(p["q"], x).as_expr()
+        residues = {}
+        for term in sympy.Add.make_args(sympy.apart(expr, x)):
+            num, den = sympy.fraction(sympy.together(term))
+            (root,) = sympy.solve(den, x)
+            residues[root] = num / sympy.Poly(den, x).LC()
+        roots = sorted(sympy.roots(sympy.Poly(p["q"], x)))
+        assert [sympy.Rational(t) for t in gold(rec).split()] == [residues[r] for r in roots]

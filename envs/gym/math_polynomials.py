@@ -1,6 +1,6 @@
 """Polynomial operations with exact answers: x^N modulo a polynomial and a prime, composition,
 evaluation at a big integer, multiplication, resultants, power sums of roots (Newton's
-identities), counting real roots, all roots modulo a prime.
+identities), counting real roots, all roots modulo a prime, partial fractions.
 
 Mathematical operations in the RLVE paper's sense (rlve line 47): integer coefficients,
 computed with int / Fraction. Coefficient-list answers are graded like polynomial_division
@@ -10,7 +10,9 @@ all)^5, 1 only when all are; single values score 1 exact, else 0.
 from __future__ import annotations
 
 from envs.gym.algebra import determinant, poly_mul, poly_text
-from envs.gym.base import INT_FORMAT, GymEnv, IntEnv, Retry, ask, int_list, jaccard, matches
+from fractions import Fraction
+
+from envs.gym.base import INT_FORMAT, GymEnv, IntEnv, Retry, ask, int_list, jaccard, matches, to_fraction
 from envs.gym.number_theory import random_prime
 
 COEFF_FORMAT = ("Give the coefficients from the highest power down to the constant term, separated by spaces "
@@ -294,3 +296,50 @@ class PolynomialRootsModPrime(GymEnv):
         if len(got) > 4 * len(problem["roots"]) + 10:
             return 0.0
         return jaccard(set(got), set(problem["roots"]), 5)
+
+
+class PartialFractions(GymEnv):
+    """The partial-fraction decomposition P(x) / Q(x) = sum_i A_i / (x - r_i) for Q with distinct
+    integer roots and deg P < deg Q (mathematical operations: the cover-up rule A_i = P(r_i)
+    / Q'(r_i)). d: k = d // 4 + 2 roots, distinct, in [-(k + 5), k + 5]; P of degree k - 1
+    with coefficients in [-5, 5] and no root of Q (redrawn otherwise); Q shown expanded.
+    Answer: A_i in increasing order of r_i. Reward: -1 unparsable, -0.5 not k numbers, else
+    (coefficients right / k)^5, 1 only when all are. Its own problem: a rational function
+    split into simple poles, with rational answers; polynomial_factorization finds Q's roots
+    but not the residues."""
+
+    name = "partial_fractions"
+    category = "math"
+
+    def size(self, difficulty):
+        return difficulty // 4 + 2
+
+    def build(self, rng, difficulty):
+        k = self.size(difficulty)
+        roots = sorted(rng.sample(range(-(k + 5), k + 6), k))
+        p = _coeffs(rng, k - 1, 5)
+        q = [1]
+        for r in roots:
+            q = poly_mul(q, [1, -r])
+        residues = []
+        for i, r in enumerate(roots):
+            num = sum(c * r ** (len(p) - 1 - j) for j, c in enumerate(p))
+            den = 1
+            for j, s in enumerate(roots):
+                if j != i:
+                    den *= r - s
+            residues.append(Fraction(num, den))
+        if not all(residues):
+            raise Retry  # P and Q share a root: the fraction reduces and loses that pole
+        gold = " ".join(str(x) for x in residues)
+        return {"p": p, "q": q, "residues": [str(x) for x in residues]}, gold
+
+    def prompt(self, problem):
+        return ask(f"Write ({poly_text(problem['p'])}) / ({poly_text(problem['q'])}) as a sum of terms A / (x - r), "
+                   "one for each root r of the denominator (its roots are distinct integers).",
+                   "Give the numerators A for the roots in increasing order of r, separated by spaces, each an "
+                   "integer or a fraction p/q, e.g. <answer>1/2 -3 5/6</answer>.")
+
+    def reward(self, problem, answer):
+        got = [to_fraction(t) for t in answer.replace(",", " ").split()]  # junk raises: -1
+        return matches(got, [Fraction(x) for x in problem["residues"]], 5)  # -0.5 for a wrong count

@@ -1,0 +1,148 @@
+"""Number-theoretic functions and quadratic numbers: divisor power sums, the periodic continued
+fraction of a square root, greatest common divisors of Gaussian integers.
+
+Mathematical operations in the RLVE paper's sense (rlve line 47); exact integer arithmetic.
+Rewards (our choice) are in each class.
+"""
+from __future__ import annotations
+
+import math
+
+from envs.gym.base import INT_FORMAT, GymEnv, IntEnv, ask, int_list
+from envs.gym.math_modular import planted_modulus
+
+
+class DivisorSigma(IntEnv):
+    """sigma_k(n), the sum of the k-th powers of the divisors of n (mathematical operations:
+    multiplicative, (p^(k(e+1)) - 1) / (p^k - 1) on each prime power; the factorisation is
+    planted small). d: n a product of d // 3 + 2 prime powers below 30(d + 2), k in [1, 3].
+    Reward: -1 unparsable, 1 exact, else 0. Its own problem: a divisor function of one number;
+    divisor_summatory sums the divisor count over a range and euler_totient counts coprimes."""
+
+    name = "divisor_sigma"
+    category = "math"
+
+    def size(self, difficulty):
+        return difficulty // 3 + 2
+
+    def build(self, rng, difficulty):
+        n, factors = planted_modulus(rng, self.size(difficulty), 30 * (difficulty + 2))
+        k = rng.randint(1, 3)
+        value = math.prod((p ** (k * (e + 1)) - 1) // (p ** k - 1) for p, e in factors.items())
+        return {"n": n, "k": k, "value": value}, str(value)
+
+    def prompt(self, problem):
+        return ask(f"Compute sigma_{problem['k']}({problem['n']}): the sum of d^{problem['k']} over all positive "
+                   f"divisors d of {problem['n']}.", INT_FORMAT)
+
+
+def sqrt_cf(d: int) -> tuple[int, list[int]]:
+    """a0 and the period of the continued fraction of sqrt(d), d not a square (the standard
+    m, q, a recurrence; the period ends at the first a = 2 a0)."""
+    a0 = math.isqrt(d)
+    m, q, a, period = 0, 1, a0, []
+    while a != 2 * a0:
+        m = a * q - m
+        q = (d - m * m) // q
+        a = (a0 + m) // q
+        period.append(a)
+    return a0, period
+
+
+class SqrtContinuedFraction(GymEnv):
+    """The periodic continued fraction sqrt(D) = [a0; (a1, ..., ar)] of a non-square D
+    (mathematical operations: Lagrange's theorem, the (m, q, a) recurrence on quadratic
+    surds). d: D a non-square in [10(d + 2)^2, 20(d + 2)^2]. Answer: a0, then one period.
+    Reward: -1 unparsable, 1 for a0 and the shortest period exactly, else 0. Its own
+    problem: continued_fraction expands a rational (finite); this one is infinite and
+    periodic, and pell_equation uses it without showing it."""
+
+    name = "sqrt_continued_fraction"
+    category = "math"
+
+    def size(self, difficulty):
+        return 10 * (difficulty + 2) ** 2
+
+    def build(self, rng, difficulty):
+        d = rng.randint(self.size(difficulty), 2 * self.size(difficulty))
+        if math.isqrt(d) ** 2 == d:
+            d += 1
+        a0, period = sqrt_cf(d)
+        return {"d": d, "terms": [a0] + period}, " ".join(map(str, [a0] + period))
+
+    def prompt(self, problem):
+        return ask(f"The continued fraction of sqrt({problem['d']}) is periodic: [a0; a1, a2, ..., ar, a1, a2, ...]. "
+                   "Find a0 and the shortest repeating block a1, ..., ar.",
+                   "Give a0 followed by the block, separated by spaces, e.g. sqrt(7) = [2; 1, 1, 1, 4, ...] is "
+                   "<answer>2 1 1 1 4</answer>.")
+
+    def reward(self, problem, answer):
+        return 1.0 if int_list(answer) == problem["terms"] else 0.0
+
+
+def gauss_mod(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    """a - q b for the Gaussian integer q nearest to a / b (so N(remainder) < N(b))."""
+    (x, y), (u, v) = a, b
+    n = u * u + v * v
+    re, im = x * u + y * v, y * u - x * v  # a * conj(b)
+    qr, qi = (2 * re + n) // (2 * n), (2 * im + n) // (2 * n)  # rounded to the nearest integer
+    return x - (qr * u - qi * v), y - (qr * v + qi * u)
+
+
+def gauss_gcd(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    while b != (0, 0):
+        a, b = b, gauss_mod(a, b)
+    return a
+
+
+def _divides(g: tuple[int, int], z: tuple[int, int]) -> bool:
+    (u, v), (x, y) = g, z
+    n = u * u + v * v
+    return n > 0 and (x * u + y * v) % n == 0 and (y * u - x * v) % n == 0
+
+
+class GaussianIntegerGcd(GymEnv):
+    """A greatest common divisor of two Gaussian integers a + bi (mathematical operations:
+    Euclid's algorithm in Z[i], dividing by rounding to the nearest Gaussian integer; checked,
+    any of the four associates counts). d: both are g * h_i with g, h_i having parts of
+    d // 3 + 2 digits, either sign. Answer: x y for x + yi. Reward: -1 unparsable, -0.5 not two
+    integers, 1 if it divides both and has the gcd's norm, else 0. Its own problem: division
+    with remainder in a ring where the quotient is rounded in two dimensions; polynomial_gcd
+    and the integer envs work in Euclidean domains of another shape."""
+
+    name = "gaussian_integer_gcd"
+    category = "math"
+
+    def size(self, difficulty):
+        return difficulty // 3 + 2
+
+    def build(self, rng, difficulty):
+        top = 10 ** self.size(difficulty)
+
+        def z():
+            return rng.randint(-top, top), rng.randint(-top, top)
+        g, h1, h2 = z(), z(), z()
+        mul = lambda p, q: (p[0] * q[0] - p[1] * q[1], p[0] * q[1] + p[1] * q[0])  # noqa: E731
+        a, b = mul(g, h1), mul(g, h2)
+        if a == (0, 0) or b == (0, 0):
+            a = (a[0] + 1, a[1])
+        gcd = gauss_gcd(a, b)
+        return {"a": a, "b": b, "norm": gcd[0] ** 2 + gcd[1] ** 2}, f"{gcd[0]} {gcd[1]}"
+
+    def prompt(self, problem):
+        def text(z):
+            x, y = z
+            return f"{x} {'-' if y < 0 else '+'} {abs(y)}i"
+        return ask(f"Find a greatest common divisor of the Gaussian integers {text(problem['a'])} and "
+                   f"{text(problem['b'])} (any of its four associates counts).",
+                   "Give its real and imaginary parts separated by a space, e.g. <answer>3 -2</answer> for 3 - 2i.")
+
+    def reward(self, problem, answer):
+        parts = int_list(answer)
+        if len(parts) != 2:
+            return -0.5
+        g = (parts[0], parts[1])
+        if max(abs(g[0]), abs(g[1])) > 10 ** 200:
+            return 0.0
+        ok = g[0] ** 2 + g[1] ** 2 == problem["norm"] and _divides(g, tuple(problem["a"])) and _divides(g, tuple(problem["b"]))
+        return 1.0 if ok else 0.0
