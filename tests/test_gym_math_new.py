@@ -143,11 +143,11 @@ def test_fraction_sorting_and_representations():
 def test_series_closed_forms_match_sympy_and_brute_force():
     import sympy
 
-    for rec in records("power_sum", range(3)):
+    for rec in records("power_sum", range(2), range(2)):
         p = problem(rec)
         i = sympy.Symbol("i", integer=True, positive=True)
         assert int(gold(rec)) == sympy.summation(i ** p["k"], (i, 1, p["n"]))
-    for rec in records("power_series_sum", range(3)):
+    for rec in records("power_series_sum", range(3), range(2)):
         p = problem(rec)
         i = sympy.Symbol("i", integer=True, positive=True)
         r = sympy.Rational(p["r"])
