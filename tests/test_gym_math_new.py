@@ -632,3 +632,32 @@ def test_number_functions_and_partial_fractions_match_sympy():
             residues[root] = num / sympy.Poly(den, x).LC()
         roots = sorted(sympy.roots(sympy.Poly(p["q"], x)))
         assert [sympy.Rational(t) for t in gold(rec).split()] == [residues[r] for r in roots]
+
+
+def test_optimal_bst_and_bitonic_tour_by_brute_force():
+    from functools import lru_cache
+
+    for rec in records("optimal_binary_search_tree", range(4)):
+        f = problem(rec)["freq"]
+
+        @lru_cache(maxsize=None)
+        def best(i, j):  # every root of every key range, recursively (keys i..j-1, 0-based)
+            if i >= j:
+                return 0
+            return sum(f[i:j]) + min(best(i, r) + best(r + 1, j) for r in range(i, j))
+        _optimum_scored(rec, best(0, len(f)), " ".join(map(str, range(1, len(f) + 1))))
+    for rec in records("bitonic_tour", range(3)):
+        pts = problem(rec)["points"]
+        n = len(pts)
+        by_x = sorted(range(n), key=lambda i: pts[i][0])
+        inner = by_x[1:-1]
+        best = None
+        for mask in range(1 << len(inner)):  # which inner points go on the outward chain
+            out = [by_x[0]] + [p for k, p in enumerate(inner) if mask >> k & 1] + [by_x[-1]]
+            back = [p for k, p in enumerate(inner) if not mask >> k & 1][::-1]
+            tour = out + back
+            length = sum(abs(pts[a][0] - pts[b][0]) + abs(pts[a][1] - pts[b][1]) for a, b in zip(tour, tour[1:] + tour[:1]))
+            best = length if best is None else min(best, length)
+        _optimum_scored(rec, best)
+        zigzag = [by_x[0], by_x[2], by_x[1]] + by_x[3:]  # right, left, right again: not bitonic
+        assert value(rec, " ".join(map(str, zigzag))) == -0.5

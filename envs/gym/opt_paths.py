@@ -1,6 +1,6 @@
 """Path optimisation, graded against the optimum: cheapest path under a time budget, widest
 (bottleneck) path, cheapest grid walk in four directions, two grid walks collecting coins,
-fewest refuelling stops.
+fewest refuelling stops, the shortest bitonic tour.
 
 Each optimum comes from an exact polynomial or pseudo-polynomial algorithm (DP over a resource,
 modified Dijkstra, DP over pairs of walkers, a greedy with a heap), never from search. Rewards
@@ -360,3 +360,79 @@ class MinRefuelStops(GymEnv):
         if tank < problem["target"] - pos:
             return 0.0
         return ratio(problem["optimum"], len(chosen), 5)
+
+
+class BitonicTour(GymEnv):
+    """The shortest bitonic tour of points with distinct x: from the leftmost point strictly
+    rightwards to the rightmost, then strictly leftwards back, visiting every point once
+    (optimisation; Bentley's O(n^2) DP over the two ends of the path). Distances are Manhattan
+    (integers). d: n = d + 5 points with distinct x in [0, 10n], y in [0, 10n]. Answer: the
+    tour as point indices, starting at the leftmost. Reward: -0.5 not a bitonic tour of all
+    points (a permutation starting at the leftmost, x increasing up to the rightmost and then
+    decreasing), else (optimum / its length)^5. Its own problem: the bitonic restriction makes a
+    TSP variant exactly solvable; tsp_convex plants an optimum for an unrestricted tour."""
+
+    name = "bitonic_tour"
+    category = "optimization"
+
+    def size(self, difficulty):
+        return difficulty + 5
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        xs = sorted(rng.sample(range(10 * n + 1), n))
+        pts = [(x, rng.randint(0, 10 * n)) for x in xs]
+
+        def dist(i, j):
+            return abs(pts[i][0] - pts[j][0]) + abs(pts[i][1] - pts[j][1])
+        inf = float("inf")
+        # b[i][j] (i < j): shortest pair of disjoint x-monotone paths from 0 covering 0..j, ending at i and j
+        b = [[inf] * n for _ in range(n)]
+        arg = [[-1] * n for _ in range(n)]
+        b[0][1] = dist(0, 1)
+        for j in range(2, n):
+            for i in range(j - 1):
+                b[i][j], arg[i][j] = b[i][j - 1] + dist(j - 1, j), j - 1
+            k = min(range(j - 1), key=lambda k: b[k][j - 1] + dist(k, j))
+            b[j - 1][j], arg[j - 1][j] = b[k][j - 1] + dist(k, j), k
+        total = b[n - 2][n - 1] + dist(n - 2, n - 1)
+        # unwind into the tour's edges: the closing edge, then each state's last step
+        edges, (i, j) = [(n - 2, n - 1)], (n - 2, n - 1)
+        while j > 1:
+            p = arg[i][j]
+            edges.append((p, j))
+            i, j = (i, j - 1) if p == j - 1 else (p, j - 1)
+        edges.append((0, 1))
+        nbrs = {v: [] for v in range(n)}
+        for u, v in edges:
+            nbrs[u].append(v)
+            nbrs[v].append(u)
+        tour = [0, nbrs[0][0]]
+        while len(tour) < n:
+            tour.append(next(w for w in nbrs[tour[-1]] if w != tour[-2]))
+        order = list(range(n))
+        rng.shuffle(order)  # shown in random order
+        index = {p: k for k, p in enumerate(order)}
+        return ({"points": [pts[p] for p in order], "optimum": total},
+                " ".join(str(index[p]) for p in tour))
+
+    def prompt(self, problem):
+        pts = "\n".join(f"{i}: ({x}, {y})" for i, (x, y) in enumerate(problem["points"]))
+        return ask(f"Points (index: (x, y)):\n{pts}\n\nFind the shortest bitonic tour: start at the leftmost point, "
+                   "visit points going strictly to the right until the rightmost point, then come back going strictly "
+                   "to the left, so that every point is visited exactly once, and return to the start. Distances are "
+                   "Manhattan: |x1 - x2| + |y1 - y2|.", "Give the point indices in tour order, starting with the "
+                   "leftmost point and not repeating it at the end, e.g. <answer>3 0 4 1 2</answer>.")
+
+    def reward(self, problem, answer):
+        pts, tour = problem["points"], int_list(answer)
+        n = len(pts)
+        if sorted(tour) != list(range(n)):
+            return -0.5
+        xs = [pts[i][0] for i in tour]
+        top = xs.index(max(xs))
+        if xs[0] != min(xs) or any(a >= b for a, b in zip(xs[:top], xs[1:top + 1])) or \
+                any(a <= b for a, b in zip(xs[top:], xs[top + 1:])):
+            return -0.5
+        length = sum(abs(pts[a][0] - pts[b][0]) + abs(pts[a][1] - pts[b][1]) for a, b in zip(tour, tour[1:] + tour[:1]))
+        return ratio(problem["optimum"], length, 5)

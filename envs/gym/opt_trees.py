@@ -1,5 +1,5 @@
 """Optimisation on trees by dynamic programming, graded against the optimum: maximum-weight
-matching and minimum-weight dominating set.
+matching, minimum-weight dominating set, the optimal binary search tree.
 
 Both are NP-hard or intricate on general graphs (weighted domination) but exact on trees by a
 DP over subtrees. Rewards follow the optimisation family of optimization.py (our choice, in the
@@ -9,7 +9,7 @@ weight)^5, exactly 1 only at the optimum (ratio()).
 """
 from __future__ import annotations
 
-from envs.gym.base import GymEnv, ask, index_set, ratio
+from envs.gym.base import GymEnv, ask, index_set, int_list, ratio
 
 
 def _random_tree(rng, n: int) -> list[int]:
@@ -156,3 +156,76 @@ class TreeMinWeightDominatingSet(GymEnv):
         if len(covered) < len(w):
             return 0.0
         return ratio(problem["optimum"], sum(w[i] for i in chosen), 5)
+
+
+def bst_cost(freq: list[int], order: list[int]) -> int:
+    """Total weighted search cost (freq x (depth + 1)) of the BST built by inserting keys
+    1..n in the given order."""
+    left, right, depth, root = {}, {}, {}, None
+    for k in order:
+        if root is None:
+            root, depth[k] = k, 0
+            continue
+        v, d = root, 0
+        while True:
+            d += 1
+            side = left if k < v else right
+            if v in side:
+                v = side[v]
+            else:
+                side[v], depth[k] = k, d
+                break
+    return sum(freq[k - 1] * (depth[k] + 1) for k in order)
+
+
+class OptimalBinarySearchTree(GymEnv):
+    """Build a binary search tree over keys 1..n with known access counts that minimises the
+    total cost sum f_k (depth_k + 1) (optimisation; Knuth's interval DP over key ranges).
+    d: n = d + 4 keys, counts 1..30. Answer: an insertion order of the keys (any tree arises
+    from its own preorder). Reward: -0.5 not a permutation of 1..n, else (optimum / its
+    cost)^5. Its own problem: the in-order of the tree is fixed by the keys, which
+    huffman_code_length (free leaf order) and tree_max_weight_independent_set do not have."""
+
+    name = "optimal_binary_search_tree"
+    category = "optimization"
+
+    def size(self, difficulty):
+        return difficulty + 4
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        f = [rng.randint(1, 30) for _ in range(n)]
+        pre = [0]
+        for x in f:
+            pre.append(pre[-1] + x)
+        cost = [[0] * (n + 2) for _ in range(n + 2)]  # cost[i][j]: keys i..j (1-based), 0 when empty
+        root = [[0] * (n + 2) for _ in range(n + 2)]
+        for span in range(1, n + 1):
+            for i in range(1, n - span + 2):
+                j = i + span - 1
+                r = min(range(i, j + 1), key=lambda r: cost[i][r - 1] + cost[r + 1][j])
+                cost[i][j], root[i][j] = cost[i][r - 1] + cost[r + 1][j] + pre[j] - pre[i - 1], r
+        order, stack = [], [(1, n)]
+        while stack:  # preorder of the optimal tree
+            i, j = stack.pop()
+            if i > j:
+                continue
+            r = root[i][j]
+            order.append(r)
+            stack += [(r + 1, j), (i, r - 1)]
+        return {"freq": f, "optimum": cost[1][n]}, " ".join(map(str, order))
+
+    def prompt(self, problem):
+        f = problem["freq"]
+        counts = ", ".join(f"key {k}: {c}" for k, c in enumerate(f, 1))
+        return ask(f"Keys 1 to {len(f)} are looked up this many times: {counts}. A lookup of a key at depth t of a "
+                   "binary search tree (the root has depth 0) costs t + 1. Build the binary search tree with the "
+                   "smallest total lookup cost.", "Give an order in which to insert the keys into an empty binary "
+                   "search tree to build it (for example its preorder), separated by spaces, e.g. "
+                   "<answer>2 1 3</answer>.")
+
+    def reward(self, problem, answer):
+        f, order = problem["freq"], int_list(answer)
+        if sorted(order) != list(range(1, len(f) + 1)):
+            return -0.5
+        return ratio(problem["optimum"], bst_cost(f, order), 5)
