@@ -661,3 +661,29 @@ def test_optimal_bst_and_bitonic_tour_by_brute_force():
         _optimum_scored(rec, best)
         zigzag = [by_x[0], by_x[2], by_x[1]] + by_x[3:]  # right, left, right again: not bitonic
         assert value(rec, " ".join(map(str, zigzag))) == -0.5
+
+
+# ---------------------------------------------------------------------------- opt_covers.py
+
+def test_cover_optima_match_brute_force():
+    for rec in records("bipartite_vertex_cover", range(3)):
+        p = problem(rec)
+        n = p["left"] + p["right"]
+        best = min(bin(mask).count("1") for mask in range(1 << n)
+                   if all(mask >> u & 1 or mask >> v & 1 for u, v in p["edges"]))
+        _optimum_scored(rec, best, " ".join(map(str, range(n))))
+    for rec in records("dag_path_cover", range(2)):
+        p = problem(rec)
+        n, edges = p["n"], {tuple(e) for e in p["edges"]}
+
+        def fewest(left):  # the fewest paths covering the vertex set `left`, by trying every first path
+            if not left:
+                return 0
+            best = n
+            stack = [[v] for v in left]
+            while stack:
+                path = stack.pop()
+                best = min(best, 1 + fewest(left - set(path)))
+                stack += [path + [w] for w in left - set(path) if (path[-1], w) in edges]
+            return best
+        _optimum_scored(rec, fewest(frozenset(range(n))), "\n".join(map(str, range(n))))

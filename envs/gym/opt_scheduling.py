@@ -12,6 +12,7 @@ optimum (ratio()).
 from __future__ import annotations
 
 from envs.gym.base import GymEnv, Retry, ask, int_list, ratio
+from envs.gym.graphs import bipartite_matching
 
 
 def max_lateness(jobs: list, order: list[int]) -> int:
@@ -191,22 +192,12 @@ class LinearPartition(GymEnv):
 
 
 def perfect_matching(allowed: list[list[bool]]) -> list[int] | None:
-    """A perfect matching of workers to jobs along allowed pairs (Kuhn's augmenting paths), or None."""
+    """Each worker's job in a perfect matching along allowed pairs, or None if there is none."""
     n = len(allowed)
-    job_of, worker_of = [-1] * n, [-1] * n
-
-    def augment(w, seen):
-        for j in range(n):
-            if allowed[w][j] and not seen[j]:
-                seen[j] = True
-                if worker_of[j] == -1 or augment(worker_of[j], seen):
-                    job_of[w], worker_of[j] = j, w
-                    return True
-        return False
-    for w in range(n):
-        if not augment(w, [False] * n):
-            return None
-    return job_of
+    pairs = bipartite_matching(n, [[j for j in range(n) if allowed[w][j]] for w in range(n)])
+    if len(pairs) < n:
+        return None
+    return [j for _, j in sorted(pairs)]
 
 
 class BottleneckAssignment(GymEnv):
