@@ -687,3 +687,23 @@ def test_cover_optima_match_brute_force():
                 stack += [path + [w] for w in left - set(path) if (path[-1], w) in edges]
             return best
         _optimum_scored(rec, fewest(frozenset(range(n))), "\n".join(map(str, range(n))))
+
+
+# ---------------------------------------------------------------------------- math_groups.py, cyclotomic
+
+def test_permutations_and_cyclotomic_match_sympy():
+    import sympy
+    from sympy.combinatorics import Permutation
+
+    for rec in records("permutation_order"):
+        perm = Permutation([v - 1 for v in problem(rec)["perm"]])
+        assert int(gold(rec)) == perm.order()
+    for rec in records("permutation_power"):
+        p = problem(rec)
+        power = Permutation([v - 1 for v in p["perm"]]) ** p["k"]
+        assert list(map(int, gold(rec).split())) == [v + 1 for v in power.array_form]
+        assert value(rec, " ".join(map(str, p["perm"]))) < 1 or p["k"] % Permutation([v - 1 for v in p["perm"]]).order() == 1
+    x = sympy.Symbol("x")
+    for rec in records("cyclotomic_polynomial"):
+        want = sympy.Poly(sympy.cyclotomic_poly(problem(rec)["n"], x), x).all_coeffs()
+        assert list(map(int, gold(rec).split())) == [int(c) for c in want]

@@ -1,6 +1,7 @@
 """Polynomial operations with exact answers: x^N modulo a polynomial and a prime, composition,
 evaluation at a big integer, multiplication, resultants, power sums of roots (Newton's
-identities), counting real roots, all roots modulo a prime, partial fractions.
+identities), counting real roots, all roots modulo a prime, partial fractions, cyclotomic
+polynomials.
 
 Mathematical operations in the RLVE paper's sense (rlve line 47): integer coefficients,
 computed with int / Fraction. Coefficient-list answers are graded like polynomial_division
@@ -343,3 +344,52 @@ class PartialFractions(GymEnv):
     def reward(self, problem, answer):
         got = [to_fraction(t) for t in answer.replace(",", " ").split()]  # junk raises: -1
         return matches(got, [Fraction(x) for x in problem["residues"]], 5)  # -0.5 for a wrong count
+
+
+def _mobius(n: int) -> int:
+    out, p = 1, 2
+    while p * p <= n:
+        if n % p == 0:
+            n //= p
+            if n % p == 0:
+                return 0
+            out = -out
+        p += 1
+    return -out if n > 1 else out
+
+
+def cyclotomic(n: int) -> list[int]:
+    """Phi_n = prod_{d | n} (x^d - 1)^mu(n / d), highest power first: the factors with mu = 1
+    multiplied in, then the others divided out exactly (integer coefficients, lowest first)."""
+    divs = [d for d in range(1, n + 1) if n % d == 0]
+    low = [1]
+    for d in (d for d in divs if _mobius(n // d) == 1):  # times (x^d - 1)
+        low = [(low[i - d] if i >= d else 0) - (low[i] if i < len(low) else 0) for i in range(len(low) + d)]
+    for d in (d for d in divs if _mobius(n // d) == -1):  # Q (x^d - 1) = P: Q[i] = Q[i - d] - P[i]
+        q = []
+        for i in range(len(low) - d):
+            q.append((q[i - d] if i >= d else 0) - low[i])
+        low = q
+    return low[::-1]
+
+
+class CyclotomicPolynomial(_CoeffEnv):
+    """The cyclotomic polynomial Phi_n(x), whose roots are the primitive n-th roots of unity
+    (mathematical operations: x^n - 1 = prod_{d | n} Phi_d(x), so Phi_n = prod_{d | n} (x^d - 1)^mu(n/d)). d: n in
+    [5(d + 2), 10(d + 2)]. Reward: as the family's coefficient lists (phi(n) + 1 of them). Its
+    own problem: a polynomial defined by its roots in the complex numbers, found by exact
+    division over the divisor lattice of n."""
+
+    name = "cyclotomic_polynomial"
+
+    def size(self, difficulty):
+        return 5 * (difficulty + 2)
+
+    def build(self, rng, difficulty):
+        n = rng.randint(self.size(difficulty), 2 * self.size(difficulty))
+        coeffs = cyclotomic(n)
+        return {"n": n, "coeffs": coeffs}, " ".join(map(str, coeffs))
+
+    def prompt(self, problem):
+        return ask(f"Compute the cyclotomic polynomial Phi_{problem['n']}(x), the monic polynomial whose roots are the "
+                   f"primitive {problem['n']}-th roots of unity.", COEFF_FORMAT)
