@@ -707,3 +707,31 @@ def test_permutations_and_cyclotomic_match_sympy():
     for rec in records("cyclotomic_polynomial"):
         want = sympy.Poly(sympy.cyclotomic_poly(problem(rec)["n"], x), x).all_coeffs()
         assert list(map(int, gold(rec).split())) == [int(c) for c in want]
+
+
+def test_cache_eviction_and_paint_houses_by_brute_force():
+    from functools import lru_cache
+
+    for rec in records("cache_eviction", range(3)):
+        p = problem(rec)
+        req, k = p["requests"], p["k"]
+
+        @lru_cache(maxsize=None)
+        def fewest(t, cache):  # every eviction choice from request t on
+            if t == len(req):
+                return 0
+            r = req[t]
+            if r in cache:
+                return fewest(t + 1, cache)
+            if len(cache) < k:
+                return 1 + fewest(t + 1, cache | {r})
+            return 1 + min(fewest(t + 1, (cache - {out}) | {r}) for out in cache)
+        _optimum_scored(rec, fewest(0, frozenset()))
+        assert value(rec, gold(rec) + " " + gold(rec).split()[0]) == -0.5  # one eviction too many
+    for rec in records("paint_houses", range(2)):
+        price = problem(rec)["price"]
+        c = len(price[0])
+        best = min(sum(price[i][j] for i, j in enumerate(cs)) for cs in itertools.product(range(c), repeat=len(price))
+                   if all(a != b for a, b in zip(cs, cs[1:])))
+        _optimum_scored(rec, best)
+        assert value(rec, " ".join("0" for _ in price)) == 0.0

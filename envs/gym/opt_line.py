@@ -406,3 +406,114 @@ class IsotonicAdjustment(GymEnv):
         if any(x > y for x, y in zip(b, b[1:])):
             return 0.0
         return ratio(problem["optimum"], sum(abs(x - y) for x, y in zip(a, b)), 5)
+
+
+def simulate_cache(requests: list[int], k: int, evictions: list[int]) -> int | None:
+    """Misses of a k-slot cache that evicts the given pages in turn; None if an eviction names a
+    page not in the cache, or the list runs out or has pages left over."""
+    cache, misses, it = set(), 0, iter(evictions)
+    for r in requests:
+        if r in cache:
+            continue
+        misses += 1
+        if len(cache) == k:
+            out = next(it, None)
+            if out not in cache:
+                return None
+            cache.remove(out)
+        cache.add(r)
+    return misses if next(it, None) is None else None
+
+
+class CacheEviction(GymEnv):
+    """Serve a sequence of page requests with a k-slot cache, choosing what to evict on each
+    miss, to miss as rarely as possible (optimisation; Belady's rule, evict the page used
+    farthest in the future, is optimal offline). d: k = d // 6 + 2 slots, k + 2 + d // 4
+    distinct pages, 3(d + 6) requests. Answer: the evicted pages in order, one per eviction.
+    Reward: -0.5 if an eviction names a page not in the cache or the count does not match the
+    misses, else (optimal misses / its misses)^5. Its own problem: an online-looking decision
+    sequence whose offline optimum is a greedy over future uses; no other env simulates a
+    cache."""
+
+    name = "cache_eviction"
+    category = "optimization"
+
+    def size(self, difficulty):
+        return 3 * (difficulty + 6)
+
+    def build(self, rng, difficulty):
+        k = difficulty // 6 + 2
+        pages = k + 2 + difficulty // 4
+        req = [rng.randrange(pages) for _ in range(self.size(difficulty))]
+        cache, evicted, misses = set(), [], 0
+        for t, r in enumerate(req):
+            if r in cache:
+                continue
+            misses += 1
+            if len(cache) == k:
+                def next_use(p):
+                    return next((u for u in range(t + 1, len(req)) if req[u] == p), len(req))
+                out = max(sorted(cache), key=next_use)
+                cache.remove(out)
+                evicted.append(out)
+            cache.add(r)
+        if not evicted:
+            raise Retry
+        return {"requests": req, "k": k, "optimum": misses}, " ".join(map(str, evicted))
+
+    def prompt(self, problem):
+        return ask(f"A cache holds {problem['k']} pages and starts empty. Pages are requested in this order: "
+                   f"{' '.join(map(str, problem['requests']))}. A request for a page not in the cache is a miss and "
+                   "loads it; when the cache is full, a miss first evicts a page of your choice. Miss as few times as "
+                   "possible.", "Give the evicted pages in the order they are evicted, separated by spaces, e.g. "
+                   "<answer>3 0 3 5</answer>.")
+
+    def reward(self, problem, answer):
+        misses = simulate_cache(problem["requests"], problem["k"], int_list(answer))
+        if misses is None:
+            return -0.5
+        return ratio(problem["optimum"], misses, 5)
+
+
+class PaintHouses(GymEnv):
+    """Paint a row of houses, each with its own price per colour, so that neighbours differ,
+    at the least total price (optimisation; DP over houses keeping the best and second-best
+    colour). d: n = d + 5 houses, c = 3 + d // 10 colours, prices 1..20. Answer: each house's
+    colour. Reward: -0.5 not n colours in 0..c-1, 0 if two neighbours share a colour, else
+    (optimum / its price)^5. Its own problem: a priced colouring of a path, polynomial by DP;
+    graph_coloring asks for any proper colouring of a general graph (NP-complete, planted)."""
+
+    name = "paint_houses"
+    category = "optimization"
+
+    def size(self, difficulty):
+        return difficulty + 5
+
+    def build(self, rng, difficulty):
+        n, c = self.size(difficulty), 3 + difficulty // 10
+        price = [[rng.randint(1, 20) for _ in range(c)] for _ in range(n)]
+        best = [price[0][:]]
+        for i in range(1, n):
+            best.append([price[i][j] + min(best[-1][q] for q in range(c) if q != j) for j in range(c)])
+        colours = [min(range(c), key=lambda j: best[-1][j])]
+        for i in range(n - 2, -1, -1):
+            colours.append(min((q for q in range(c) if q != colours[-1]), key=lambda q: best[i][q]))
+        colours.reverse()
+        return {"price": price, "optimum": min(best[-1])}, " ".join(map(str, colours))
+
+    def prompt(self, problem):
+        price = problem["price"]
+        rows = "\n".join(f"house {i}: " + " ".join(map(str, r)) for i, r in enumerate(price))
+        c = len(price[0])
+        return ask(f"Price of painting each house in colour 0 to {c - 1}:\n{rows}\n\nPaint every house so that neighbouring "
+                   "houses (i and i + 1) have different colours, at the smallest total price.",
+                   f"Give {len(price)} colours separated by spaces: the colour of houses 0 to {len(price) - 1}.")
+
+    def reward(self, problem, answer):
+        price, colours = problem["price"], int_list(answer)
+        c = len(price[0])
+        if len(colours) != len(price) or any(not 0 <= j < c for j in colours):
+            return -0.5
+        if any(a == b for a, b in zip(colours, colours[1:])):
+            return 0.0
+        return ratio(problem["optimum"], sum(price[i][j] for i, j in enumerate(colours)), 5)
