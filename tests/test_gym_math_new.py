@@ -735,3 +735,27 @@ def test_cache_eviction_and_paint_houses_by_brute_force():
                    if all(a != b for a, b in zip(cs, cs[1:])))
         _optimum_scored(rec, best)
         assert value(rec, " ".join("0" for _ in price)) == 0.0
+
+
+def test_gray_codes_long_division_gaussian_powers_and_dispersion():
+    import sympy
+
+    for rec in records("gray_code_index", range(2)):  # the reflected code listed by its recursive definition
+        bits = len(problem(rec)["word"])
+        codes = ["0", "1"]
+        while len(codes[0]) < bits:
+            codes = ["0" + c for c in codes] + ["1" + c for c in reversed(codes)]
+        assert codes[int(gold(rec))] == problem(rec)["word"]
+    for rec in records("long_division"):
+        p = problem(rec)
+        q, r = map(int, gold(rec).split())
+        assert p["a"] == p["b"] * q + r and 0 <= r < p["b"]
+        assert value(rec, f"{q} {r + 1}") == 0.5 and value(rec, f"{q + 1} {r}") == 0.0
+    for rec in records("gaussian_integer_power"):
+        p = problem(rec)
+        x, y = map(int, gold(rec).split())
+        assert sympy.expand((p["a"] + p["b"] * sympy.I) ** p["k"]) == x + y * sympy.I
+    for rec in records("max_min_dispersion", range(3)):
+        p = problem(rec)
+        best = max(min(b - a for a, b in zip(c, c[1:])) for c in itertools.combinations(p["positions"], p["k"]))
+        _optimum_scored(rec, best, " ".join(map(str, p["positions"][:p["k"]])))

@@ -1,7 +1,7 @@
 """Exact rationals and number representations: rational expressions, Egyptian fractions,
 repeating decimals (both ways), best rational approximations, Farey neighbours, the
-Calkin-Wilf sequence, fraction ordering, and the factorial, balanced-ternary, negabinary and
-Zeckendorf representations of integers.
+Calkin-Wilf sequence, fraction ordering, and the factorial, balanced-ternary, negabinary,
+Zeckendorf and Gray-code representations of integers.
 
 Mathematical operations in the RLVE paper's sense (rlve line 47). Every value is computed with
 int / Fraction and compared exactly. Rewards (our choice, unless a class says otherwise): -1
@@ -13,7 +13,7 @@ import math
 import re
 from fractions import Fraction
 
-from envs.gym.base import GymEnv, Retry, ask, int_list, matches, to_fraction
+from envs.gym.base import GymEnv, IntEnv, Retry, ask, int_list, matches, to_fraction
 
 FRACTION_FORMAT = "Give the exact value as p/q in lowest terms (or an integer), e.g. <answer>-7/12</answer>."
 
@@ -583,3 +583,28 @@ class Zeckendorf(GymEnv):
             return 0.0
         places = sorted(index[g] for g in got)
         return 1.0 if all(b - a >= 2 for a, b in zip(places, places[1:])) else 0.0
+
+
+class GrayCodeIndex(IntEnv):
+    """The position of a word in the binary reflected Gray code (mathematical operations: the
+    index's bits are the prefix XORs of the word's bits). d: words of 4(d + 2) bits, leading
+    bit 1. Answer: the index in decimal. Reward: -1 unparsable, 1 exact, else 0. Its own
+    problem: a non-positional binary code whose decoding runs a cumulative XOR, not a change
+    of base."""
+
+    name = "gray_code_index"
+    category = "math"
+
+    def size(self, difficulty):
+        return 4 * (difficulty + 2)
+
+    def build(self, rng, difficulty):
+        bits = self.size(difficulty)
+        index = rng.getrandbits(bits) | 1 << (bits - 1)
+        word = index ^ (index >> 1)
+        return {"word": format(word, "b"), "value": index}, str(index)
+
+    def prompt(self, problem):
+        return ask("In the binary reflected Gray code the words of each length are listed 0, 1, 11, 10, 110, 111, "
+                   f"101, 100, ... (index 0, 1, 2, ...; consecutive words differ in one bit). At which index is the "
+                   f"word {problem['word']}?", "Give the index as a decimal integer, e.g. <answer>6</answer>.")

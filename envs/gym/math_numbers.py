@@ -1,5 +1,6 @@
 """Number-theoretic functions and quadratic numbers: divisor power sums, the periodic continued
-fraction of a square root, greatest common divisors of Gaussian integers.
+fraction of a square root, greatest common divisors and powers of Gaussian integers, long
+division with remainder.
 
 Mathematical operations in the RLVE paper's sense (rlve line 47); exact integer arithmetic.
 Rewards (our choice) are in each class.
@@ -146,3 +147,80 @@ class GaussianIntegerGcd(GymEnv):
             return 0.0
         ok = g[0] ** 2 + g[1] ** 2 == problem["norm"] and _divides(g, tuple(problem["a"])) and _divides(g, tuple(problem["b"]))
         return 1.0 if ok else 0.0
+
+
+def gauss_pow(z: tuple[int, int], k: int) -> tuple[int, int]:
+    """z^k by repeated squaring in Z[i]."""
+    out, base = (1, 0), z
+    while k:
+        if k & 1:
+            out = (out[0] * base[0] - out[1] * base[1], out[0] * base[1] + out[1] * base[0])
+        base = (base[0] ** 2 - base[1] ** 2, 2 * base[0] * base[1])
+        k >>= 1
+    return out
+
+
+class GaussianIntegerPower(GymEnv):
+    """(a + bi)^k exactly (mathematical operations: binomial expansion or repeated squaring in
+    Z[i]). d: a, b in [-(d + 3), d + 3], not both 0, k in [d + 3, 2d + 6]. Answer: x y for
+    x + yi. Reward: -1 unparsable, -0.5 not two integers, 1 if both parts are right, 0.5 if
+    one is (our choice), else 0. Its own problem: complex multiplication, where matrix_power
+    multiplies integer matrices."""
+
+    name = "gaussian_integer_power"
+    category = "math"
+
+    def size(self, difficulty):
+        return difficulty + 3
+
+    def build(self, rng, difficulty):
+        m = self.size(difficulty)
+        a, b = rng.randint(-m, m), rng.randint(1, m) * rng.choice((1, -1))
+        k = rng.randint(difficulty + 3, 2 * difficulty + 6)
+        x, y = gauss_pow((a, b), k)
+        return {"a": a, "b": b, "k": k, "x": x, "y": y}, f"{x} {y}"
+
+    def prompt(self, problem):
+        a, b = problem["a"], problem["b"]
+        return ask(f"Compute ({a} {'-' if b < 0 else '+'} {abs(b)}i)^{problem['k']} exactly, where i^2 = -1.",
+                   "Give the real and imaginary parts separated by a space, e.g. <answer>-7 24</answer> for -7 + 24i.")
+
+    def reward(self, problem, answer):
+        parts = int_list(answer)
+        if len(parts) != 2:
+            return -0.5
+        return ((parts[0] == problem["x"]) + (parts[1] == problem["y"])) / 2
+
+
+class LongDivision(GymEnv):
+    """Quotient and remainder of a long integer by another (mathematical operations: schoolbook
+    long division). d: the dividend has 2d + 8 digits, the divisor d + 3. Answer: q r with
+    a = q b + r, 0 <= r < b. Reward: -1 unparsable, -0.5 not two integers, 1 for both, 0.5
+    for the right quotient with a wrong remainder (our choice), else 0. Its own problem: the
+    inverse of long_multiplication, with a remainder."""
+
+    name = "long_division"
+    category = "math"
+
+    def size(self, difficulty):
+        return 2 * difficulty + 8
+
+    def build(self, rng, difficulty):
+        a = rng.randint(10 ** (2 * difficulty + 7), 10 ** (2 * difficulty + 8) - 1)
+        b = rng.randint(10 ** (difficulty + 2), 10 ** (difficulty + 3) - 1)
+        q, r = divmod(a, b)
+        return {"a": a, "b": b, "q": q, "r": r}, f"{q} {r}"
+
+    def prompt(self, problem):
+        return ask(f"Divide {problem['a']} by {problem['b']}: find the quotient q and remainder r with "
+                   f"{problem['a']} = {problem['b']} * q + r and 0 <= r < {problem['b']}.",
+                   "Give q and r separated by a space, e.g. <answer>123 45</answer>.")
+
+    def reward(self, problem, answer):
+        parts = int_list(answer)
+        if len(parts) != 2:
+            return -0.5
+        q, r = parts
+        if q == problem["q"]:
+            return 1.0 if r == problem["r"] else 0.5
+        return 0.0

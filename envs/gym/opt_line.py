@@ -517,3 +517,52 @@ class PaintHouses(GymEnv):
         if any(a == b for a, b in zip(colours, colours[1:])):
             return 0.0
         return ratio(problem["optimum"], sum(price[i][j] for i, j in enumerate(colours)), 5)
+
+
+def _greedy_spread(xs: list[int], gap: int) -> list[int]:
+    """The leftmost-first choice of positions at least `gap` apart (as many as possible)."""
+    out = [xs[0]]
+    for x in xs[1:]:
+        if x - out[-1] >= gap:
+            out.append(x)
+    return out
+
+
+class MaxMinDispersion(GymEnv):
+    """Choose k of the given positions on a line so that the smallest gap between chosen ones is
+    as large as possible (optimisation; binary search on the gap, each tested by the
+    leftmost-first greedy). d: n = d + 6 distinct positions in [0, 20n], k = d // 4 + 3 (at
+    most n). Answer: the k chosen positions. Reward: -0.5 not k distinct given positions, else
+    (its smallest gap / optimum)^5. Its own problem: a max-min spread of chosen points;
+    k_center_line minimises how far houses are from chosen ones (a covering, not a packing)."""
+
+    name = "max_min_dispersion"
+    category = "optimization"
+
+    def size(self, difficulty):
+        return difficulty + 6
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        k = min(n, difficulty // 4 + 3)
+        xs = sorted(rng.sample(range(20 * n + 1), n))
+        lo, hi = 1, xs[-1] - xs[0]
+        while lo < hi:  # the largest gap that still admits k points
+            mid = (lo + hi + 1) // 2
+            if len(_greedy_spread(xs, mid)) >= k:
+                lo = mid
+            else:
+                hi = mid - 1
+        chosen = _greedy_spread(xs, lo)[:k]
+        return {"positions": xs, "k": k, "optimum": lo}, " ".join(map(str, chosen))
+
+    def prompt(self, problem):
+        return ask(f"Positions on a line: {' '.join(map(str, problem['positions']))}. Choose {problem['k']} of them so "
+                   "that the smallest distance between two chosen positions is as large as possible.",
+                   f"Give the {problem['k']} chosen positions separated by spaces, e.g. <answer>0 14 31</answer>.")
+
+    def reward(self, problem, answer):
+        got = sorted(int_list(answer))
+        if len(got) != problem["k"] or len(set(got)) != len(got) or not set(got) <= set(problem["positions"]):
+            return -0.5
+        return ratio(min(b - a for a, b in zip(got, got[1:])), problem["optimum"], 5)
