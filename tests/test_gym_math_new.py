@@ -759,3 +759,33 @@ def test_gray_codes_long_division_gaussian_powers_and_dispersion():
         p = problem(rec)
         best = max(min(b - a for a, b in zip(c, c[1:])) for c in itertools.combinations(p["positions"], p["k"]))
         _optimum_scored(rec, best, " ".join(map(str, p["positions"][:p["k"]])))
+
+
+def test_lattice_vectors_rational_roots_and_project_selection():
+    import sympy
+
+    for rec in records("shortest_lattice_vector_2d"):
+        p = problem(rec)
+        (a, b), (c, d) = p["b1"], p["b2"]
+        # every combination with small coefficients (the skew is a few steps of multipliers <= 3)
+        norms = [(x * a + y * c) ** 2 + (x * b + y * d) ** 2 for x in range(-25, 26) for y in range(-25, 26) if x or y]
+        assert p["norm"] == min(norms)
+        x, y = map(int, gold(rec).split())
+        assert value(rec, f"{-x} {-y}") == 1.0 and value(rec, f"{x + 1} {y}") < 1.0  # |v + e1| != |v|
+    xs = sympy.Symbol("x")
+    for rec in records("rational_roots", range(3), range(2)):
+        coeffs = problem(rec)["coeffs"]
+        want = sorted({r for r in sympy.roots(sympy.Poly(coeffs, xs), filter="Q")})
+        assert [sympy.Rational(t) for t in gold(rec).split()] == want
+    for rec in records("rational_roots"):  # each listed root is a root (exact Horner)
+        for t in gold(rec).split():
+            acc = Fraction(0)
+            for c in problem(rec)["coeffs"]:
+                acc = acc * Fraction(t) + c
+            assert acc == 0
+    for rec in records("project_selection", range(2)):
+        p = problem(rec)
+        n, profit = len(p["profit"]), p["profit"]
+        best = max(sum(profit[i] for i in range(n) if mask >> i & 1) for mask in range(1 << n)
+                   if all(not mask >> i & 1 or mask >> j & 1 for i, j in p["needs"]))
+        _optimum_scored(rec, best)

@@ -1,6 +1,6 @@
 """Number-theoretic functions and quadratic numbers: divisor power sums, the periodic continued
 fraction of a square root, greatest common divisors and powers of Gaussian integers, long
-division with remainder.
+division with remainder, shortest vectors of planar lattices.
 
 Mathematical operations in the RLVE paper's sense (rlve line 47); exact integer arithmetic.
 Rewards (our choice) are in each class.
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from envs.gym.base import INT_FORMAT, GymEnv, IntEnv, ask, int_list
+from envs.gym.base import INT_FORMAT, GymEnv, IntEnv, Retry, ask, int_list, ratio
 from envs.gym.math_modular import planted_modulus
 
 
@@ -224,3 +224,65 @@ class LongDivision(GymEnv):
         if q == problem["q"]:
             return 1.0 if r == problem["r"] else 0.5
         return 0.0
+
+
+def lagrange_reduce(b1: tuple[int, int], b2: tuple[int, int]) -> tuple[int, int]:
+    """A shortest nonzero vector of the lattice spanned by b1, b2 (Lagrange-Gauss reduction:
+    subtract the rounded projection, swap, until the basis is reduced)."""
+    def norm(v):
+        return v[0] * v[0] + v[1] * v[1]
+    if norm(b1) > norm(b2):
+        b1, b2 = b2, b1
+    while True:
+        dot = b1[0] * b2[0] + b1[1] * b2[1]
+        m = (2 * dot + norm(b1)) // (2 * norm(b1))  # nearest integer to dot / |b1|^2
+        b2 = (b2[0] - m * b1[0], b2[1] - m * b1[1])
+        if norm(b2) >= norm(b1):
+            return b1
+        b1, b2 = b2, b1
+
+
+class ShortestLatticeVector2D(GymEnv):
+    """A shortest nonzero vector of the lattice {x b1 + y b2 : x, y integers} of two integer
+    vectors (mathematical operations: Lagrange-Gauss reduction, the 2-dimensional case of
+    LLL). d: b1, b2 = (short vectors with entries in [-9, 9]) times a random unimodular matrix
+    with entries growing like 3^(d // 3 + 1), so the given basis is long and skewed. Answer:
+    x y, the vector's coordinates. Reward: -1 unparsable, -0.5 not two integers, the zero
+    vector or a vector outside the lattice, else (shortest squared length / its squared
+    length)^5 (our choice). Its own problem: a lattice (integer combinations) rather than a
+    vector space, and a norm to minimise; kernel_basis and matrix_rank work over the
+    rationals."""
+
+    name = "shortest_lattice_vector_2d"
+    category = "math"
+
+    def size(self, difficulty):
+        return difficulty // 3 + 1
+
+    def build(self, rng, difficulty):
+        u = (rng.randint(-9, 9), rng.randint(-9, 9))
+        v = (rng.randint(-9, 9), rng.randint(-9, 9))
+        if u[0] * v[1] - u[1] * v[0] == 0:
+            raise Retry
+        for _ in range(self.size(difficulty)):  # skew by random unimodular steps
+            k = rng.choice((1, -1)) * rng.randint(1, 3)
+            u, v = (u[0] + k * v[0], u[1] + k * v[1]), u
+        best = lagrange_reduce(u, v)
+        return {"b1": u, "b2": v, "norm": best[0] ** 2 + best[1] ** 2}, f"{best[0]} {best[1]}"
+
+    def prompt(self, problem):
+        (a, b), (c, d) = problem["b1"], problem["b2"]
+        return ask(f"The lattice L consists of all integer combinations x * ({a}, {b}) + y * ({c}, {d}). Find a "
+                   "nonzero vector of L with the smallest possible length.",
+                   "Give its two coordinates separated by a space, e.g. <answer>3 -1</answer>.")
+
+    def reward(self, problem, answer):
+        parts = int_list(answer)
+        if len(parts) != 2 or parts == [0, 0] or max(map(abs, parts)) > 10 ** 100:
+            return -0.5
+        (a, b), (c, d) = problem["b1"], problem["b2"]
+        det = a * d - b * c
+        x_num, y_num = parts[0] * d - parts[1] * c, a * parts[1] - b * parts[0]  # Cramer's rule
+        if x_num % det or y_num % det:
+            return -0.5
+        return ratio(problem["norm"], parts[0] ** 2 + parts[1] ** 2, 5)

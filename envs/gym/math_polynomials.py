@@ -1,7 +1,7 @@
 """Polynomial operations with exact answers: x^N modulo a polynomial and a prime, composition,
 evaluation at a big integer, multiplication, resultants, power sums of roots (Newton's
 identities), counting real roots, all roots modulo a prime, partial fractions, cyclotomic
-polynomials.
+polynomials, rational roots.
 
 Mathematical operations in the RLVE paper's sense (rlve line 47): integer coefficients,
 computed with int / Fraction. Coefficient-list answers are graded like polynomial_division
@@ -11,6 +11,7 @@ all)^5, 1 only when all are; single values score 1 exact, else 0.
 from __future__ import annotations
 
 from envs.gym.algebra import determinant, poly_mul, poly_text
+import math
 from fractions import Fraction
 
 from envs.gym.base import INT_FORMAT, GymEnv, IntEnv, Retry, ask, int_list, jaccard, matches, to_fraction
@@ -393,3 +394,46 @@ class CyclotomicPolynomial(_CoeffEnv):
     def prompt(self, problem):
         return ask(f"Compute the cyclotomic polynomial Phi_{problem['n']}(x), the monic polynomial whose roots are the "
                    f"primitive {problem['n']}-th roots of unity.", COEFF_FORMAT)
+
+
+class RationalRoots(GymEnv):
+    """Every rational root of an integer polynomial (mathematical operations: the rational root
+    theorem, candidates p/q with p | a_0 and q | a_n, then division). d: a planted product of
+    d // 4 + 2 factors (a x - b) with a in [1, 4], b in [-9, 9] (repeats allowed) and d // 8 + 1
+    quadratics x^2 + c x + e without rational roots, expanded. Answer: the distinct rational
+    roots. Reward: -1 unparsable, else (|right| / |listed or right|)^5 over the sets (jaccard),
+    1 only for exactly the roots. Its own problem: non-integer roots and an irreducible part
+    left over; polynomial_factorization's polynomials split into integer linear factors."""
+
+    name = "rational_roots"
+    category = "math"
+
+    def size(self, difficulty):
+        return difficulty // 4 + 2
+
+    def build(self, rng, difficulty):
+        poly, roots = [1], set()
+        for _ in range(self.size(difficulty)):
+            a, b = rng.randint(1, 4), rng.randint(-9, 9)
+            poly = poly_mul(poly, [a, -b])
+            roots.add(Fraction(b, a))
+        for _ in range(difficulty // 8 + 1):
+            c = rng.randint(-5, 5)
+            e = rng.randint(-9, 9)
+            disc = c * c - 4 * e
+            if disc >= 0 and math.isqrt(disc) ** 2 == disc:
+                raise Retry  # rational roots would hide in the "irreducible" part
+            poly = poly_mul(poly, [1, c, e])
+        shown = sorted(roots)
+        return {"coeffs": poly, "roots": [str(r) for r in shown]}, " ".join(str(r) for r in shown)
+
+    def prompt(self, problem):
+        return ask(f"Find every rational number x with {poly_text(problem['coeffs'])} = 0.",
+                   "Give each distinct rational root once, as an integer or p/q, separated by spaces, e.g. "
+                   "<answer>-2 1/3 5/2</answer>.")
+
+    def reward(self, problem, answer):
+        got = [to_fraction(t) for t in answer.replace(",", " ").split()]
+        if len(got) > 4 * len(problem["roots"]) + 10:
+            return 0.0
+        return jaccard(set(got), {Fraction(r) for r in problem["roots"]}, 5)

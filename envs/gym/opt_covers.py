@@ -1,9 +1,10 @@
-"""Covering problems made exact by matchings, graded against the optimum: minimum vertex cover
-of a bipartite graph (Konig's theorem) and minimum path cover of a DAG (n minus a maximum
-matching of its split graph).
+"""Covering and closure problems made exact by matchings and cuts, graded against the optimum:
+minimum vertex cover of a bipartite graph (Konig's theorem), minimum path cover of a DAG (n
+minus a maximum matching of its split graph), the most profitable closed set of projects
+(a minimum cut).
 
-Both are NP-hard on general graphs; on these classes a maximum bipartite matching gives the
-optimum and its certificate. Rewards follow the optimisation family of optimization.py (our
+The first two are NP-hard on general graphs; on these classes a maximum bipartite matching
+gives the optimum and its certificate, and the closure is a max-flow problem. Rewards follow the optimisation family of optimization.py (our
 choice, in the (.)^5 shape of PolynomialMinimum's reward, rlve lines 53-55): -1 unparsable,
 -0.5 an answer that does not describe a candidate, 0 for an infeasible one, else (optimum /
 its size)^5, exactly 1 only at the optimum (ratio()).
@@ -11,7 +12,7 @@ its size)^5, exactly 1 only at the optimum (ratio()).
 from __future__ import annotations
 
 from envs.gym.base import GymEnv, Retry, ask, index_set, int_list, ratio
-from envs.gym.graphs import bipartite_matching
+from envs.gym.graphs import bipartite_matching, max_flow_cut
 
 
 class BipartiteVertexCover(GymEnv):
@@ -116,3 +117,52 @@ class DagPathCover(GymEnv):
         if sorted(flat) != list(range(n)) or any((u, v) not in edges for p in paths for u, v in zip(p, p[1:])):
             return -0.5
         return ratio(problem["optimum"], len(paths), 5)
+
+
+class ProjectSelection(GymEnv):
+    """Choose projects with profits (some negative) where choosing a project requires choosing
+    the projects it depends on, maximising total profit (optimisation; the maximum-weight
+    closure: positive profits minus a minimum s-t cut). d: n = d + 6 projects, profits in
+    [-20, 20] without 0, about 1.5n dependencies; redrawn unless the best profit is positive.
+    Answer: the chosen projects. Reward: -0.5 bad or repeated indices, 0 if a dependency is
+    missing, else (max(profit, 0) / optimum)^5. Its own problem: a closure constraint with
+    signed weights, reduced to a cut; min_cut asks for a cut of a given network directly."""
+
+    name = "project_selection"
+    category = "optimization"
+
+    def size(self, difficulty):
+        return difficulty + 6
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        profit = [rng.choice((1, -1)) * rng.randint(1, 20) for _ in range(n)]
+        needs = sorted({tuple(rng.sample(range(n), 2)) for _ in range(3 * n // 2)})
+        s, t = n, n + 1
+        big = sum(abs(p) for p in profit) + 1
+        edges = [(s, i, p) for i, p in enumerate(profit) if p > 0] + [(i, t, -p) for i, p in enumerate(profit) if p < 0]
+        edges += [(i, j, big) for i, j in needs]
+        cut, side = max_flow_cut(n + 2, edges, s, t)
+        best = sum(p for p in profit if p > 0) - cut
+        if best <= 0:
+            raise Retry
+        chosen = sorted(v for v in side if v < n)
+        return {"profit": profit, "needs": needs, "optimum": best}, " ".join(map(str, chosen))
+
+    def prompt(self, problem):
+        profit = problem["profit"]
+        listing = ", ".join(f"{i}: {p}" for i, p in enumerate(profit))
+        deps = ", ".join(f"{i} needs {j}" for i, j in problem["needs"])
+        return ask(f"Projects (index: profit, negative = a cost): {listing}.\nDependencies (choosing a project requires "
+                   f"choosing the ones it needs): {deps}.\n\nChoose projects, dependencies included, with the largest "
+                   "total profit.", "Give the chosen projects separated by spaces, e.g. <answer>0 3 5</answer>.")
+
+    def reward(self, problem, answer):
+        profit = problem["profit"]
+        chosen = index_set(answer, len(profit))
+        if chosen is None:
+            return -0.5
+        picked = set(chosen)
+        if any(i in picked and j not in picked for i, j in problem["needs"]):
+            return 0.0
+        return ratio(max(0, sum(profit[i] for i in chosen)), problem["optimum"], 5)
