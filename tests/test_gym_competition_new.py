@@ -1,0 +1,184 @@
+"""The competition_* gym families' gold answers against independent brute force on small
+problems, for several seeds (the registry-wide contract in tests/test_gym.py covers determinism,
+gold answers scoring 1, junk and hostile text)."""
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections import Counter
+
+import pytest
+
+import envs
+
+SEEDS = range(6)
+
+
+def problems(name: str, difficulties=(0, 1)):
+    env = envs.make(name)
+    for d in difficulties:
+        for s in SEEDS:
+            rec = env.generate(s, d)
+            yield json.loads(rec["meta"]["problem"]), rec
+
+
+def gold(rec: dict) -> str:
+    return rec["answer"][len("<answer>"):-len("</answer>")]
+
+
+def masks(items):
+    for k in range(len(items) + 1):
+        yield from itertools.combinations(range(len(items)), k)
+
+
+def cycles(p):
+    seen, c = set(), 0
+    for i in range(len(p)):
+        if i not in seen:
+            c += 1
+            while i not in seen:
+                seen.add(i)
+                i = p[i]
+    return c
+
+
+def set_partitions(items):
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for part in set_partitions(rest):
+        yield [[first]] + part
+        for i in range(len(part)):
+            yield part[:i] + [[first] + part[i]] + part[i + 1:]
+
+
+def all_values(vals, ops):
+    """Multiset of truth values over all full parenthesizations."""
+    if len(vals) == 1:
+        return Counter([vals[0] == "T"])
+    out = Counter()
+    for k in range(len(ops)):
+        for (a, x), (b, y) in itertools.product(all_values(vals[:k + 1], ops[:k]).items(),
+                                                all_values(vals[k + 1:], ops[k + 1:]).items()):
+            out[{"&": a and b, "|": a or b, "^": a != b}[ops[k]]] += x * y
+    return out
+
+
+def is_tree(n, edges):
+    parent = list(range(n))
+
+    def find(x):
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    for a, b in edges:
+        ra, rb = find(a), find(b)
+        if ra == rb:
+            return False
+        parent[ra] = rb
+    return True
+
+
+# ---------------------------------------------------------------------------- competition_dp.py
+
+def brute_dp(name, p):
+    if name == "broken_stairs_ways":
+        def ways(i):
+            return 1 if i == p["n"] else sum(ways(i + s) for s in p["steps"] if i + s <= p["n"] and i + s not in p["broken"])
+        return ways(0)
+    if name == "subset_sum_counting":
+        return sum(sum(p["items"][i] for i in m) == p["target"] for m in masks(p["items"]))
+    if name == "subsets_sum_divisible_counting":
+        return sum(sum(p["items"][i] for i in m) % p["m"] == 0 for m in masks(p["items"]) if m)
+    a = p.get("a")
+    if name == "increasing_subsequences_counting":
+        return sum(all(a[x] < a[y] for x, y in zip(m, m[1:])) for m in masks(a) if m)
+    if name == "arithmetic_subsequences_counting":
+        return sum(len({a[y] - a[x] for x, y in zip(m, m[1:])}) == 1 for m in masks(a) if len(m) >= 3)
+    if name == "decode_ways_counting":
+        s = p["s"]
+        return sum(all(not part.startswith("0") and 1 <= int(part) <= 26 for part in
+                       (s[i:j] for i, j in zip((0,) + cut, cut + (len(s),))))
+                   for k in range(len(s)) for cut in itertools.combinations(range(1, len(s)), k))
+    if name == "palindromic_subsequences_counting":
+        s = p["s"]
+        return sum(t == t[::-1] for t in ("".join(s[i] for i in m) for m in masks(s) if m))
+    if name == "permutation_signature_counting":
+        sig = p["sig"]
+        return sum(all((x < y) == (c == "I") for x, y, c in zip(q, q[1:], sig))
+                   for q in itertools.permutations(range(len(sig) + 1)))
+    perms = list(itertools.permutations(range(p.get("n", 0)))) if name in (
+        "eulerian_number", "stirling_first_kind", "rencontres_number") else []
+    if name == "eulerian_number":
+        return sum(sum(x > y for x, y in zip(q, q[1:])) == p["k"] for q in perms)
+    if name == "stirling_first_kind":
+        return sum(cycles(q) == p["k"] for q in perms)
+    if name == "rencontres_number":
+        return sum(sum(q[i] == i for i in range(len(q))) == p["k"] for q in perms)
+    if name == "bounded_block_set_partitions":
+        return sum(max(map(len, part)) <= p["b"] for part in set_partitions(list(range(p["n"]))))
+    if name == "distinct_parts_partitions":
+        parts = range(1, p["m"] + 1)
+        return sum(sum(c) == p["n"] for k in range(len(parts) + 1) for c in itertools.combinations(parts, k))
+    if name == "grid_paths_with_k_turns":
+        total = p["a"] + p["b"]
+        return sum(sum(x != y for x, y in zip(w, w[1:])) == p["k"]
+                   for w in ("".join("R" if i in rs else "U" for i in range(total))
+                             for rs in map(set, itertools.combinations(range(total), p["a"]))))
+    if name == "boolean_parenthesization_counting":
+        return all_values(p["vals"], p["ops"])[True]
+    if name == "fence_painting_ways":
+        return sum(all(len(set(c[i:i + p["r"] + 1])) > 1 for i in range(p["n"] - p["r"]))
+                   for c in itertools.product(range(p["k"]), repeat=p["n"]))
+    if name == "digraph_walks_counting":
+        e = {tuple(x) for x in p["edges"]}
+        return sum(all((x, y) in e for x, y in zip((p["u"],) + w, w)) for w in
+                   itertools.product(range(p["n"]), repeat=p["steps"]) if w[-1] == p["v"])
+    if name == "dice_sum_ways":
+        return sum(sum(r) == p["t"] for r in itertools.product(range(1, p["f"] + 1), repeat=p["n"]))
+    if name == "distinct_subset_sums_counting":
+        return len({sum(p["items"][i] for i in m) for m in masks(p["items"]) if m})
+    if name == "triangle_triples_counting":
+        return sum(x + y > z and x + z > y and y + z > x for x, y, z in itertools.combinations(a, 3))
+    subs = [a[i:j] for i in range(len(a)) for j in range(i + 1, len(a) + 1)] if a else []
+    if name == "subarrays_with_sum_counting":
+        return sum(sum(s) == p["k"] for s in subs)
+    if name == "subarrays_k_distinct_counting":
+        return sum(len(set(s)) <= p["k"] for s in subs)
+    if name == "bounded_range_subarrays_counting":
+        return sum(max(s) - min(s) <= p["k"] for s in subs)
+    if name == "subarrays_gcd_counting":
+        return sum(math.gcd(*s) == p["g"] for s in subs)
+    if name == "labeled_trees_degree_sequence":
+        n = len(p["deg"])
+        return sum(is_tree(n, es) and all(sum(v in e for e in es) == p["deg"][v] for v in range(n))
+                   for es in itertools.combinations(list(itertools.combinations(range(n), 2)), n - 1))
+    if name == "standard_young_tableaux":
+        shape = p["shape"]
+        cells = [(r, c) for r in range(len(shape)) for c in range(shape[r])]
+        count = 0
+        for q in itertools.permutations(range(len(cells))):
+            at = dict(zip(cells, q))
+            count += all(at[(r, c)] < at[(r, c + 1)] for r, c in cells if (r, c + 1) in at) and all(
+                at[(r, c)] < at[(r + 1, c)] for r, c in cells if (r + 1, c) in at)
+        return count
+    raise KeyError(name)
+
+
+DP = ["broken_stairs_ways", "subset_sum_counting", "subsets_sum_divisible_counting",
+      "increasing_subsequences_counting", "arithmetic_subsequences_counting", "decode_ways_counting",
+      "palindromic_subsequences_counting", "permutation_signature_counting", "eulerian_number",
+      "stirling_first_kind", "rencontres_number", "bounded_block_set_partitions", "distinct_parts_partitions",
+      "grid_paths_with_k_turns", "boolean_parenthesization_counting", "fence_painting_ways",
+      "digraph_walks_counting", "dice_sum_ways", "distinct_subset_sums_counting", "triangle_triples_counting",
+      "subarrays_with_sum_counting", "subarrays_k_distinct_counting", "bounded_range_subarrays_counting",
+      "subarrays_gcd_counting", "labeled_trees_degree_sequence", "standard_young_tableaux"]
+
+
+@pytest.mark.parametrize("name", DP)
+def test_dp_counts_match_brute_force(name):
+    for p, rec in problems(name, (0,) if name in ("fence_painting_ways", "standard_young_tableaux") else (0, 1)):
+        assert p["count"] == brute_dp(name, p) == int(gold(rec)), (name, p)
