@@ -182,3 +182,125 @@ DP = ["broken_stairs_ways", "subset_sum_counting", "subsets_sum_divisible_counti
 def test_dp_counts_match_brute_force(name):
     for p, rec in problems(name, (0,) if name in ("fence_painting_ways", "standard_young_tableaux") else (0, 1)):
         assert p["count"] == brute_dp(name, p) == int(gold(rec)), (name, p)
+
+
+# ---------------------------------------------------------------------------- competition_trees.py
+
+def floyd(n, edges):
+    inf = float("inf")
+    d = [[0 if i == j else inf for j in range(n + 1)] for i in range(n + 1)]
+    for a, b in edges:
+        d[a][b] = d[b][a] = 1
+    for k in range(1, n + 1):
+        for i in range(1, n + 1):
+            for j in range(1, n + 1):
+                d[i][j] = min(d[i][j], d[i][k] + d[k][j])
+    return d
+
+
+def on_path(d, u, v, a, b):
+    return d[u][a] + 1 + d[b][v] == d[u][v] or d[u][b] + 1 + d[a][v] == d[u][v]
+
+
+def connected(vs, edges):
+    vs = set(vs)
+    if not vs:
+        return False
+    seen, stack = set(), [min(vs)]
+    while stack:
+        x = stack.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        stack += [b if a == x else a for a, b in edges if x in (a, b) and {a, b} <= vs]
+    return seen == vs
+
+
+def from_prufer(code, n):
+    degree = [1] * (n + 1)
+    for x in code:
+        degree[x] += 1
+    edges = []
+    for x in code:
+        leaf = min(v for v in range(1, n + 1) if degree[v] == 1)
+        edges.append({leaf, x})
+        degree[leaf] -= 1
+        degree[x] -= 1
+    edges.append({v for v in range(1, n + 1) if degree[v] == 1})
+    return edges
+
+
+def postorder(pre, ino):
+    if not pre:
+        return []
+    i = ino.index(pre[0])
+    return postorder(pre[1:i + 1], ino[:i]) + postorder(pre[i + 1:], ino[i + 1:]) + [pre[0]]
+
+
+def brute_tree(name, p):
+    n, edges = p.get("n"), p.get("edges")
+    verts = range(1, (n or 0) + 1)
+    d = floyd(n, edges) if edges is not None else None
+    subsets = [s for k in range(n + 1) for s in itertools.combinations(verts, k)] if n else []
+    edge_sets = list(masks(edges)) if edges else []
+    if name == "spanning_tree_counting":
+        return sum(is_tree(n + 1, [edges[i] for i in m]) for m in itertools.combinations(range(len(edges)), n - 1))
+    if name == "tree_topological_orderings":
+        parent = {v: next(u for u in verts if d[1][u] + 1 == d[1][v] and d[u][v] == 1) for v in verts if v != 1}
+        return sum(all(q.index(parent[v]) < q.index(v) for v in parent) for q in itertools.permutations(verts))
+    if name == "tree_connected_subsets_counting":
+        return sum(connected(s, edges) for s in subsets)
+    if name == "tree_pairs_at_distance_k":
+        return sum(d[u][v] == p["k"] for u, v in itertools.combinations(verts, 2))
+    if name in ("tree_matchings_counting", "tree_maximum_matching"):
+        sizes = [len(m) for m in edge_sets if len({x for i in m for x in edges[i]}) == 2 * len(m)]
+        return len(sizes) if name == "tree_matchings_counting" else max(sizes)
+    if name == "tree_dominating_sets_counting":
+        return sum(all(v in s or any(d[v][u] == 1 for u in s) for v in verts) for s in subsets)
+    if name == "tree_pairwise_max_edge_sum":
+        return sum(max(w for (a, b), w in zip(edges, p["w"]) if on_path(d, u, v, a, b))
+                   for u, v in itertools.combinations(verts, 2))
+    if name == "tree_path_xor_pairs":
+        xors = []
+        for u, v in itertools.combinations(verts, 2):
+            x = 0
+            for (a, b), w in zip(edges, p["w"]):
+                if on_path(d, u, v, a, b):
+                    x ^= w
+            xors.append(x)
+        return xors.count(0)
+    if name == "tree_even_split_edges":
+        best = 0
+        for m in edge_sets:
+            kept = [e for i, e in enumerate(edges) if i not in m]
+            dk = floyd(n, kept)
+            if all(sum(dk[v][u] < n for u in verts) % 2 == 0 for v in verts):  # every component even
+                best = max(best, len(m))
+        return best
+    if name == "tree_center":
+        ecc = {v: max(d[v][1:]) for v in verts}
+        return [v for v in verts if ecc[v] == min(ecc.values())]
+    if name == "tree_precolored_colorings":
+        return sum(all(c[a - 1] != c[b - 1] for a, b in edges) and all(c[int(v) - 1] == k for v, k in p["fixed"].items())
+                   for c in itertools.product(range(1, p["k"] + 1), repeat=n))
+    raise KeyError(name)
+
+
+TREES = ["spanning_tree_counting", "tree_topological_orderings", "tree_connected_subsets_counting",
+         "tree_pairs_at_distance_k", "tree_matchings_counting", "tree_dominating_sets_counting",
+         "tree_pairwise_max_edge_sum", "tree_path_xor_pairs", "tree_precolored_colorings",
+         "tree_even_split_edges", "tree_maximum_matching", "tree_center"]
+
+
+@pytest.mark.parametrize("name", TREES)
+def test_tree_answers_match_brute_force(name):
+    for p, rec in problems(name):
+        want = brute_tree(name, p)
+        assert str(want if not isinstance(want, list) else " ".join(map(str, want))) == gold(rec), (name, p)
+
+
+def test_prufer_code_and_postorder_round_trip():
+    for p, rec in problems("prufer_code", (0, 1, 4)):
+        assert sorted(map(sorted, from_prufer(p["list"], p["n"]))) == sorted(map(sorted, p["edges"]))
+    for p, rec in problems("tree_postorder_from_traversals", (0, 1, 4)):
+        assert postorder(p["pre"], p["in"]) == p["list"] == list(map(int, gold(rec).split()))
