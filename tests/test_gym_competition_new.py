@@ -304,3 +304,89 @@ def test_prufer_code_and_postorder_round_trip():
         assert sorted(map(sorted, from_prufer(p["list"], p["n"]))) == sorted(map(sorted, p["edges"]))
     for p, rec in problems("tree_postorder_from_traversals", (0, 1, 4)):
         assert postorder(p["pre"], p["in"]) == p["list"] == list(map(int, gold(rec).split()))
+
+
+# ---------------------------------------------------------------------------- competition_numbers.py
+
+def is_prime_slow(n):
+    return n > 1 and all(n % q for q in range(2, math.isqrt(n) + 1))
+
+
+def brute_number(name, p):
+    n = p.get("n")
+    if name == "divisor_count_of_product":
+        x = math.prod(p["xs"])
+        return sum(2 - (k * k == x) for k in range(1, math.isqrt(x) + 1) if x % k == 0)
+    if name == "nondecreasing_digits_counting":
+        return sum(list(str(x)) == sorted(str(x)) for x in range(1, n + 1))
+    if name == "digit_occurrences_count":
+        return sum(str(x).count(str(p["c"])) for x in range(1, n + 1))
+    if name == "total_set_bits":
+        return sum(bin(x).count("1") for x in range(1, n + 1))
+    if name == "sum_of_remainders":
+        return sum(n % i for i in range(1, p["k"] + 1))
+    if name == "squarefree_counting":
+        bad = {x for m in range(2, math.isqrt(n) + 1) for x in range(m * m, n + 1, m * m)}
+        return n - len(bad)
+    if name == "factorial_last_nonzero_digit":
+        return int(str(math.factorial(n)).rstrip("0")[-1])
+    if name == "pisano_period":
+        fib = [0, 1]
+        for _ in range(14 * p["m"]):
+            fib.append((fib[-1] + fib[-2]) % p["m"])
+        return next(k for k in range(1, 6 * p["m"] + 1) if all(fib[i] == fib[i + k] for i in range(6 * p["m"])))
+    if name == "consecutive_sum_representations":
+        return sum((n - length * (length - 1) // 2) % length == 0
+                   for length in range(1, n + 1) if length * (length + 1) // 2 <= n)
+    if name == "frobenius_number":
+        top = p["coins"][0] * p["coins"][1]
+        ok = [True] + [False] * top
+        for v in range(1, top + 1):
+            ok[v] = any(v >= c and ok[v - c] for c in p["coins"])
+        return max(v for v in range(top + 1) if not ok[v])
+    if name == "totient_summatory":
+        return sum(math.gcd(k, i) == 1 for i in range(1, n + 1) for k in range(1, i + 1))
+    if name == "goldbach_partitions":
+        return sum(is_prime_slow(a) and is_prime_slow(n - a) for a in range(2, n // 2 + 1))
+    if name == "perfect_powers_counting":
+        return len({m ** k for m in range(1, math.isqrt(n) + 1) for k in range(2, 60) if m ** k <= n})
+    if name == "calkin_wilf_term":
+        from fractions import Fraction
+        q = Fraction(1)
+        for _ in range(n - 1):
+            q = 1 / (2 * math.floor(q) - q + 1)
+        return f"{q.numerator}/{q.denominator}"
+    if name == "farey_successor":
+        from fractions import Fraction
+        seq = sorted({Fraction(a, b) for b in range(1, n + 1) for a in range(b + 1)})
+        nxt = seq[seq.index(Fraction(p["a"], p["b"])) + 1]
+        return f"{nxt.numerator}/{nxt.denominator}"
+    raise KeyError(name)
+
+
+NUMBERS = ["divisor_count_of_product", "nondecreasing_digits_counting", "digit_occurrences_count", "total_set_bits",
+           "sum_of_remainders", "squarefree_counting", "factorial_last_nonzero_digit", "pisano_period",
+           "consecutive_sum_representations", "frobenius_number", "totient_summatory", "goldbach_partitions",
+           "perfect_powers_counting", "calkin_wilf_term", "farey_successor"]
+
+
+@pytest.mark.parametrize("name", NUMBERS)
+def test_number_answers_match_brute_force(name):
+    for p, rec in problems(name, (0,) if name in ("squarefree_counting", "sum_of_remainders") else (0, 1)):
+        assert str(brute_number(name, p)) == gold(rec), (name, p)
+
+
+def test_zeckendorf_is_checked():
+    for p, rec in problems("zeckendorf_representation"):
+        parts = list(map(int, gold(rec).split()))
+        assert sum(parts) == p["n"] and len(set(parts)) == len(parts)
+    rec = envs.make("zeckendorf_representation").generate(0, 0)
+    n = json.loads(rec["meta"]["problem"])["n"]
+    assert envs.score(rec, f"<answer>{' '.join(['1'] * n)}</answer>").value == 0.0  # repeats
+    parts = list(map(int, gold(rec).split()))
+    fib = [1, 2]
+    while fib[-1] < parts[0]:
+        fib.append(fib[-1] + fib[-2])
+    if len(fib) >= 3:  # F_k = F_(k-1) + F_(k-2): the same sum with two consecutive terms is refused
+        split = [fib[-2], fib[-3]] + parts[1:]
+        assert sum(split) == n and envs.score(rec, f"<answer>{' '.join(map(str, split))}</answer>").value == 0.0
