@@ -390,3 +390,133 @@ def test_zeckendorf_is_checked():
     if len(fib) >= 3:  # F_k = F_(k-1) + F_(k-2): the same sum with two consecutive terms is refused
         split = [fib[-2], fib[-3]] + parts[1:]
         assert sum(split) == n and envs.score(rec, f"<answer>{' '.join(map(str, split))}</answer>").value == 0.0
+
+
+# ---------------------------------------------------------------------------- competition_games.py
+
+def solve(moves):
+    """win(state) by memoised search; moves(state) -> [(answer, next_state)], terminal -> []."""
+    memo = {}
+
+    def win(state):
+        if state not in memo:
+            memo[state] = any(nxt == "won" or not win(nxt) for _, nxt in moves(state))
+        return memo[state]
+
+    return win
+
+
+def game_moves(name, p):
+    """(answers of the legal moves from the start, the move function on states, the start state)."""
+    if name == "subtraction_game_move":
+        def moves(h):
+            return [(f"{i} {t}", h[:i] + (x - t,) + h[i + 1:]) for i, x in enumerate(h) for t in p["s"] if t <= x]
+        return moves, tuple(p["heaps"])
+    if name == "staircase_nim_move":
+        def moves(c):
+            out = []
+            for i in range(len(c)):
+                for k in range(1, c[i] + 1):
+                    nxt = list(c)
+                    nxt[i] -= k
+                    if i:
+                        nxt[i - 1] += k
+                    out.append((f"{i + 1} {k}", tuple(nxt)))
+            return out
+        return moves, tuple(p["coins"])
+    if name == "wythoff_move":
+        def moves(s):
+            a, b = s
+            return ([(f"{x} {b}", (x, b)) for x in range(a)] + [(f"{a} {y}", (a, y)) for y in range(b)]
+                    + [(f"{a - k} {b - k}", (a - k, b - k)) for k in range(1, min(a, b) + 1)])
+        return moves, (p["a"], p["b"])
+    if name == "kayles_move":
+        def moves(r):
+            out = [(str(i + 1), r[:i] + "." + r[i + 1:]) for i in range(len(r)) if r[i] == "I"]
+            return out + [(f"{i + 1} {i + 2}", r[:i] + ".." + r[i + 2:]) for i in range(len(r) - 1) if r[i:i + 2] == "II"]
+        return moves, p["row"]
+    if name == "euclid_game_move":
+        def moves(s):
+            a, b = s
+            if a > b:
+                return [(f"{a - m * b} {b}", "won" if a == m * b else (a - m * b, b)) for m in range(1, a // b + 1)]
+            return [(f"{a} {b - m * a}", "won" if b == m * a else (a, b - m * a)) for m in range(1, b // a + 1)]
+        return moves, (p["a"], p["b"])
+    if name == "dag_tokens_game_move":
+        def moves(t):
+            return [(f"{u} {v}", tuple(sorted(t[:i] + (v,) + t[i + 1:]))) for i, u in enumerate(t)
+                    for a, v in p["edges"] if a == u]
+        return moves, tuple(p["tokens"])
+    raise KeyError(name)
+
+
+MOVE_GAMES = ["subtraction_game_move", "staircase_nim_move", "wythoff_move", "kayles_move", "euclid_game_move",
+              "dag_tokens_game_move"]
+
+
+@pytest.mark.parametrize("name", MOVE_GAMES)
+def test_game_moves_are_graded_by_brute_force_search(name):
+    for p, rec in problems(name, (0,)):
+        moves, start = game_moves(name, p)
+        win = solve(moves)
+        assert win(start), (name, p, "generated positions are won for the mover")
+        graded = {ans: envs.score(rec, f"<answer>{ans}</answer>").value for ans, _ in moves(start)}
+        for ans, nxt in moves(start):
+            assert graded[ans] == (1.0 if nxt == "won" or not win(nxt) else 0.0), (name, p, ans)
+        assert gold(rec) in graded and graded[gold(rec)] == 1.0
+        assert envs.score(rec, "<answer>999999 999999</answer>").value == -0.5
+
+
+def hackenbush_value(edges):
+    """Grundy value by brute force: edges (child, parent) of trees rooted at the ground vertex 0."""
+    memo = {}
+
+    def grounded(es):
+        keep, changed = set(), True
+        while changed:
+            changed = False
+            for c, par in es:
+                if (c, par) not in keep and (par == 0 or any(c2 == par for c2, _ in keep)):
+                    keep.add((c, par))
+                    changed = True
+        return frozenset(keep)
+
+    def g(es):
+        if es not in memo:
+            memo[es] = mex(g(grounded(es - {e})) for e in es)
+        return memo[es]
+
+    return g(frozenset(edges))
+
+
+def test_value_games_match_brute_force():
+    for p, rec in problems("hackenbush_tree_grundy", (0, 1)):
+        x = 0
+        for par in p["parents"]:
+            x ^= hackenbush_value({(v, par[v]) for v in range(1, len(par))})  # the trees' sum: XOR
+        assert x == int(gold(rec)), p
+    for p, rec in problems("take_from_ends_game", (0, 1)):
+        from functools import lru_cache
+
+        @lru_cache(maxsize=None)
+        def best(i, j):  # (mover's total, other's total) on a[i:j]
+            if i == j:
+                return 0, 0
+            left, right = best(i + 1, j), best(i, j - 1)
+            return max((p["a"][i] + left[1], left[0]), (p["a"][j - 1] + right[1], right[0]))
+
+        assert best(0, len(p["a"]))[0] == int(gold(rec))
+    for p, rec in problems("minimax_tree_value", (0, 1)):
+        kids = {v: [c for c, q in enumerate(p["parent"]) if q == v] for v in range(len(p["parent"]))}
+
+        def value(v, maximise):
+            if not kids[v]:
+                return p["leaves"][str(v)]
+            return (max if maximise else min)(value(c, not maximise) for c in kids[v])
+
+        assert value(0, True) == int(gold(rec))
+
+
+def mex(values):
+    values = set(values)
+    return next(g for g in range(len(values) + 1) if g not in values)
