@@ -520,3 +520,62 @@ def test_value_games_match_brute_force():
 def mex(values):
     values = set(values)
     return next(g for g in range(len(values) + 1) if g not in values)
+
+
+# ---------------------------------------------------------------------------- competition_strings.py
+
+def is_lyndon(w):
+    return all(w < w[i:] + w[:i] for i in range(1, len(w)))
+
+
+def splits(s):
+    """Every way to cut s into non-empty consecutive pieces."""
+    for k in range(len(s)):
+        for cut in itertools.combinations(range(1, len(s)), k):
+            yield [s[i:j] for i, j in zip((0,) + cut, cut + (len(s),))]
+
+
+def brute_string(name, p):
+    s = p.get("s")
+    if name == "distinct_substrings_counting":
+        return len({"".join(s[i] for i in range(a, b)) for a in range(len(s)) for b in range(a + 1, len(s) + 1)})
+    if name == "minimal_period":
+        return next(q for q in range(1, len(s) + 1) if all(s[i] == s[i + q] for i in range(len(s) - q)))
+    if name == "lyndon_factorization":
+        found = [ws for ws in splits(s) if all(map(is_lyndon, ws)) and all(a >= b for a, b in zip(ws, ws[1:]))]
+        assert len(found) == 1
+        return " ".join(found[0])
+    if name == "min_prepend_for_palindrome":
+        return next(k for k in range(len(s)) if s[:len(s) - k] == s[:len(s) - k][::-1])
+    if name == "palindrome_partition_min_cuts":
+        return min(len(ws) - 1 for ws in splits(s) if all(w == w[::-1] for w in ws))
+    if name == "word_break_counting":
+        return sum(all(w in p["words"] for w in ws) for ws in splits(s))
+    if name == "interleaving_strings_counting":
+        c, a, b = p["c"], p["a"], p["b"]
+        return sum("".join(c[i] for i in m) == a and "".join(c[i] for i in range(len(c)) if i not in m) == b
+                   for m in itertools.combinations(range(len(c)), len(a)))
+    if name == "anagram_substrings_counting":
+        return sum(sorted(s[i:i + len(p["p"])]) == sorted(p["p"]) for i in range(len(s) - len(p["p"]) + 1))
+    if name == "longest_repeated_substring":
+        return max([b - a for a in range(len(s)) for b in range(a + 1, len(s) + 1)
+                    if s.find(s[a:b], a + 1) != -1], default=0)
+    if name == "smallest_distinct_subsequence":
+        letters = set(s)
+        return min("".join(s[i] for i in m) for m in itertools.combinations(range(len(s)), len(letters))
+                   if {s[i] for i in m} == letters)
+    if name == "remove_k_digits":
+        return min(int("".join(s[i] for i in m) or "0") for m in itertools.combinations(range(len(s)), len(s) - p["k"]))
+    raise KeyError(name)
+
+
+STRINGS = ["distinct_substrings_counting", "minimal_period", "lyndon_factorization", "min_prepend_for_palindrome",
+           "palindrome_partition_min_cuts", "word_break_counting", "interleaving_strings_counting",
+           "anagram_substrings_counting", "longest_repeated_substring", "smallest_distinct_subsequence",
+           "remove_k_digits"]
+
+
+@pytest.mark.parametrize("name", STRINGS)
+def test_string_answers_match_brute_force(name):
+    for p, rec in problems(name, (0,) if name == "word_break_counting" else (0, 1)):
+        assert str(brute_string(name, p)) == gold(rec), (name, p)
