@@ -579,3 +579,22 @@ STRINGS = ["distinct_substrings_counting", "minimal_period", "lyndon_factorizati
 def test_string_answers_match_brute_force(name):
     for p, rec in problems(name, (0,) if name == "word_break_counting" else (0, 1)):
         assert str(brute_string(name, p)) == gold(rec), (name, p)
+
+
+# ---------------------------------------------------------------------------- competition_ranking.py
+
+def balanced(n):
+    return sorted("".join(t) for t in itertools.product("()", repeat=2 * n)
+                  if min(itertools.accumulate(1 if c == "(" else -1 for c in t)) >= 0 and t.count("(") == n)
+
+
+def test_ranking_answers_match_brute_force():
+    for p, rec in problems("kth_combination", (0, 1, 3)):
+        assert list(itertools.combinations(range(1, p["n"] + 1), p["r"]))[p["k"] - 1] == tuple(p["out"])
+    for p, rec in problems("kth_balanced_brackets", (0, 1, 3)):
+        assert balanced(p["n"])[p["k"] - 1] == p["out"] == gold(rec)  # '(' < ')' in ASCII too
+    for p, rec in problems("gray_code_rank", (0, 1, 3)):
+        m = len(p["code"])
+        assert [format(i ^ (i >> 1), f"0{m}b") for i in range(2 ** m)].index(p["code"]) == int(gold(rec))
+    for p, rec in problems("kth_lexicographic_number", (0,)):
+        assert sorted(range(1, p["n"] + 1), key=str)[p["k"] - 1] == int(gold(rec))
