@@ -598,3 +598,62 @@ def test_ranking_answers_match_brute_force():
         assert [format(i ^ (i >> 1), f"0{m}b") for i in range(2 ** m)].index(p["code"]) == int(gold(rec))
     for p, rec in problems("kth_lexicographic_number", (0,)):
         assert sorted(range(1, p["n"] + 1), key=str)[p["k"] - 1] == int(gold(rec))
+
+
+# ---------------------------------------------------------------------------- competition_dp_opt.py
+
+def brute_opt(name, p):
+    a = p.get("a")
+    if name == "burst_balloons":
+        def best(v):
+            return max((best(v[:i] + v[i + 1:]) + (v[i - 1] if i else 1) * v[i] * (v[i + 1] if i + 1 < len(v) else 1)
+                        for i in range(len(v))), default=0)
+        return best(tuple(a))
+    if name == "stone_merging_min_cost":
+        def best(v):
+            return min((best(v[:i] + (v[i] + v[i + 1],) + v[i + 2:]) + v[i] + v[i + 1] for i in range(len(v) - 1)),
+                       default=0)
+        return best(tuple(a))
+    if name == "stock_k_transactions":
+        x, n = p["prices"], len(p["prices"])
+        best = 0
+        for t in range(1, p["k"] + 1):  # days d1 < d2 <= d3 < d4 ... : buy, sell, buy, sell
+            for days in itertools.combinations_with_replacement(range(n), 2 * t):
+                if all(days[2 * i] < days[2 * i + 1] for i in range(t)):
+                    best = max(best, sum(x[days[2 * i + 1]] - x[days[2 * i]] for i in range(t)))
+        return best
+    if name == "paint_houses_min_cost":
+        c = p["cost"]
+        return min(sum(c[h][k] for h, k in enumerate(ks)) for ks in itertools.product(range(len(c[0])), repeat=len(c))
+                   if all(x != y for x, y in zip(ks, ks[1:])))
+    if name == "longest_common_increasing_subsequence":
+        def incs(xs):
+            return {tuple(xs[i] for i in m) for m in masks(xs) if all(xs[i] < xs[j] for i, j in zip(m, m[1:]))}
+        return max(map(len, incs(a) & incs(p["b"])))
+    if name == "jump_game_min_jumps":
+        dist = {0: 0}
+        for i in range(len(a)):
+            for j in range(i + 1, min(len(a), i + a[i] + 1)):
+                if i in dist:
+                    dist[j] = min(dist.get(j, 10 ** 9), dist[i] + 1)
+        return dist[len(a) - 1]
+    if name == "longest_zigzag_subsequence":
+        return max(len(m) for m in masks(a) if m and all(
+            (a[m[i + 1]] - a[m[i]]) * (a[m[i + 2]] - a[m[i + 1]]) < 0 for i in range(len(m) - 2))
+            and all(a[x] != a[y] for x, y in zip(m, m[1:])))
+    if name == "house_robber_circular":
+        n = len(a)
+        return max(sum(a[i] for i in m) for m in masks(a)
+                   if all((i + 1) % n not in m for i in m))
+    raise KeyError(name)
+
+
+OPT = ["burst_balloons", "stone_merging_min_cost", "stock_k_transactions", "paint_houses_min_cost",
+       "longest_common_increasing_subsequence", "jump_game_min_jumps", "longest_zigzag_subsequence",
+       "house_robber_circular"]
+
+
+@pytest.mark.parametrize("name", OPT)
+def test_optimal_values_match_brute_force(name):
+    for p, rec in problems(name, (0,) if name in ("stock_k_transactions", "paint_houses_min_cost") else (0, 1)):
+        assert str(brute_opt(name, p)) == gold(rec), (name, p)

@@ -1,0 +1,266 @@
+"""Programming-competition DP problems whose answer is one optimal value.
+
+Reward: -1 unparsable, 1 for exactly the optimal value, else 0 (`IntEnv`).
+
+What makes each its own problem: the existing optimisation envs (knapsack, rod cutting, matrix
+chain order, coin change, grid path sums, edit distance, LIS, LCS) have other recurrences. Here:
+burst balloons (an interval DP over the last balloon burst), merging adjacent piles (an interval
+DP with prefix-sum costs), stock trading with at most k transactions (a hold/free state machine),
+painting houses with no two neighbours alike (a DP keeping the two best colours), the longest
+common increasing subsequence (a combined LIS/LCS table), the fewest jumps to the end (a BFS
+frontier), the longest zigzag subsequence (up/down states) and robbing houses on a circle (two
+linear passes).
+"""
+from __future__ import annotations
+
+from envs.gym.base import INT_FORMAT, IntEnv, ask
+
+
+class _OptEnv(IntEnv):
+    category = "competition"
+
+    def build(self, rng, difficulty):
+        problem = self.draw(rng, difficulty)
+        problem["value"] = self.solve(problem)
+        return problem, str(problem["value"])
+
+
+class BurstBalloons(_OptEnv):
+    """Burst balloons: bursting balloon i earns left * a_i * right with its current neighbours
+    (1 beyond the ends); the most coins in total. d: d + 4 balloons with values 1..9. Reward:
+    -1 unparsable, 1 exact, else 0."""
+
+    name = "burst_balloons"
+
+    def size(self, difficulty):
+        return difficulty + 4
+
+    def draw(self, rng, difficulty):
+        return {"a": [rng.randint(1, 9) for _ in range(self.size(difficulty))]}
+
+    def solve(self, p):
+        v = [1] + p["a"] + [1]
+        n = len(v)
+        best = [[0] * n for _ in range(n)]  # best[i][j]: bursting everything strictly between i and j
+        for gap in range(2, n):
+            for i in range(n - gap):
+                j = i + gap
+                best[i][j] = max(best[i][k] + v[i] * v[k] * v[j] + best[k][j] for k in range(i + 1, j))
+        return best[0][n - 1]
+
+    def prompt(self, problem):
+        return ask(f"Balloons in a row carry the numbers {' '.join(map(str, problem['a']))}. Bursting a balloon earns "
+                   "(number of its left neighbour) * (its number) * (number of its right neighbour), counting the "
+                   "balloons still unburst, with 1 where there is no neighbour; the burst balloon then disappears "
+                   "and its neighbours become adjacent. What is the largest total you can earn by bursting all of "
+                   "them?", INT_FORMAT)
+
+
+class StoneMergingMinCost(_OptEnv):
+    """Merge adjacent piles until one is left; merging costs the merged pile's size; the least
+    total cost. d: d + 4 piles of 1..30 stones. Reward: -1 unparsable, 1 exact, else 0."""
+
+    name = "stone_merging_min_cost"
+
+    def size(self, difficulty):
+        return difficulty + 4
+
+    def draw(self, rng, difficulty):
+        return {"a": [rng.randint(1, 30) for _ in range(self.size(difficulty))]}
+
+    def solve(self, p):
+        a = p["a"]
+        n, pre = len(a), [0]
+        for x in a:
+            pre.append(pre[-1] + x)
+        best = [[0] * (n + 1) for _ in range(n + 1)]  # best[i][j]: piles a[i:j] into one
+        for length in range(2, n + 1):
+            for i in range(n - length + 1):
+                j = i + length
+                best[i][j] = min(best[i][k] + best[k][j] for k in range(i + 1, j)) + pre[j] - pre[i]
+        return best[0][n]
+
+    def prompt(self, problem):
+        return ask(f"Piles of stones in a row: {' '.join(map(str, problem['a']))}. A step merges two adjacent piles "
+                   "into one and costs the number of stones in the new pile. What is the smallest total cost of "
+                   "merging all piles into one?", INT_FORMAT)
+
+
+class StockKTransactions(_OptEnv):
+    """The most profit from at most k buy-then-sell transactions over daily prices, holding at
+    most one share. d: 2d + 8 days of prices 1..100, k in [1, 4]. Reward: -1 unparsable, 1 exact,
+    else 0."""
+
+    name = "stock_k_transactions"
+
+    def size(self, difficulty):
+        return 2 * difficulty + 8
+
+    def draw(self, rng, difficulty):
+        return {"prices": [rng.randint(1, 100) for _ in range(self.size(difficulty))], "k": rng.randint(1, 4)}
+
+    def solve(self, p):
+        k = p["k"]
+        free, hold = [0] * (k + 1), [-10 ** 9] * (k + 1)  # by transactions started
+        for x in p["prices"]:
+            for t in range(k, 0, -1):
+                free[t] = max(free[t], hold[t] + x)
+                hold[t] = max(hold[t], free[t - 1] - x)
+        return max(free)
+
+    def prompt(self, problem):
+        return ask(f"Daily share prices: {' '.join(map(str, problem['prices']))}. You may complete at most "
+                   f"{problem['k']} transactions (buy one share, later sell it), holding at most one share at a time "
+                   "and buying again only after selling (a sale and the next purchase may be on the same day). What "
+                   "is the largest total profit?", INT_FORMAT)
+
+
+class PaintHousesMinCost(_OptEnv):
+    """Paint a row of houses with k colours, neighbours differently, at the least total cost
+    (each house has its own cost per colour). d: d + 4 houses, k in [3, 5], costs 1..20.
+    Reward: -1 unparsable, 1 exact, else 0."""
+
+    name = "paint_houses_min_cost"
+
+    def size(self, difficulty):
+        return difficulty + 4
+
+    def draw(self, rng, difficulty):
+        k = rng.randint(3, 5)
+        return {"cost": [[rng.randint(1, 20) for _ in range(k)] for _ in range(self.size(difficulty))]}
+
+    def solve(self, p):
+        best = list(p["cost"][0])
+        for row in p["cost"][1:]:
+            best = [c + min(b for j, b in enumerate(best) if j != i) for i, c in enumerate(row)]
+        return min(best)
+
+    def prompt(self, problem):
+        rows = "\n".join(f"house {h + 1}: " + " ".join(map(str, r)) for h, r in enumerate(problem["cost"]))
+        k = len(problem["cost"][0])
+        return ask(f"Houses in a row are painted with colours 1..{k}; neighbouring houses must get different colours. "
+                   f"The cost of each colour for each house (colours 1..{k} in order):\n{rows}\n\nWhat is the "
+                   "smallest total cost of painting all houses?", INT_FORMAT)
+
+
+class LongestCommonIncreasingSubsequence(_OptEnv):
+    """The length of the longest strictly increasing sequence that is a subsequence of both
+    lists. d: two lists of d + 6 values from 1..d + 8. Reward: -1 unparsable, 1 exact, else 0."""
+
+    name = "longest_common_increasing_subsequence"
+
+    def size(self, difficulty):
+        return difficulty + 6
+
+    def draw(self, rng, difficulty):
+        n, top = self.size(difficulty), difficulty + 8
+        return {"a": [rng.randint(1, top) for _ in range(n)], "b": [rng.randint(1, top) for _ in range(n)]}
+
+    def solve(self, p):
+        a, b = p["a"], p["b"]
+        ends = [0] * len(b)  # ends[j]: longest common increasing subsequence ending at b[j]
+        for x in a:
+            run = 0  # best ends[j'] over j' so far with b[j'] < x
+            for j, y in enumerate(b):
+                if y == x:
+                    ends[j] = max(ends[j], run + 1)
+                elif y < x:
+                    run = max(run, ends[j])
+        return max(ends, default=0)
+
+    def prompt(self, problem):
+        return ask(f"A = {' '.join(map(str, problem['a']))}\nB = {' '.join(map(str, problem['b']))}\n\nWhat is the "
+                   "length of the longest strictly increasing sequence that is a subsequence of both A and B "
+                   "(elements kept in order, not necessarily adjacent)?", INT_FORMAT)
+
+
+class JumpGameMinJumps(_OptEnv):
+    """The fewest jumps from the first to the last cell when cell i allows a jump of 1..a_i cells
+    forward. d: 3d + 8 cells with a_i in 0..4 (reachable end guaranteed). Reward: -1 unparsable,
+    1 exact, else 0."""
+
+    name = "jump_game_min_jumps"
+
+    def size(self, difficulty):
+        return 3 * difficulty + 8
+
+    def draw(self, rng, difficulty):
+        a = [rng.choice((0, 1, 1, 2, 2, 3, 4)) for _ in range(self.size(difficulty))]
+        reach = 0
+        for i, x in enumerate(a[:-1]):  # make the end reachable: a cell at the frontier jumps on
+            if reach == i and x == 0:
+                a[i] = 1
+            reach = max(reach, i + a[i])
+        return {"a": a}
+
+    def solve(self, p):
+        a = p["a"]
+        jumps, end, far = 0, 0, 0
+        for i in range(len(a) - 1):
+            far = max(far, i + a[i])
+            if i == end:
+                jumps, end = jumps + 1, far
+        return jumps
+
+    def prompt(self, problem):
+        return ask(f"Cells 1..{len(problem['a'])} hold the numbers {' '.join(map(str, problem['a']))}. From cell i you "
+                   "may jump forward by 1 up to (the number in cell i) cells. What is the smallest number of jumps "
+                   "from the first cell to the last?", INT_FORMAT)
+
+
+class LongestZigzagSubsequence(_OptEnv):
+    """The longest subsequence whose consecutive differences strictly alternate in sign (a single
+    element counts, equal neighbours never). d: 3d + 8 values from 1..20. Reward: -1 unparsable,
+    1 exact, else 0."""
+
+    name = "longest_zigzag_subsequence"
+
+    def size(self, difficulty):
+        return 3 * difficulty + 8
+
+    def draw(self, rng, difficulty):
+        return {"a": [rng.randint(1, 20) for _ in range(self.size(difficulty))]}
+
+    def solve(self, p):
+        up = down = 1  # longest ending with a rise / a fall
+        for x, y in zip(p["a"], p["a"][1:]):
+            if y > x:
+                up = down + 1
+            elif y < x:
+                down = up + 1
+        return max(up, down)
+
+    def prompt(self, problem):
+        return ask(f"Sequence: {' '.join(map(str, problem['a']))}\n\nA zigzag sequence is one whose differences "
+                   "between consecutive elements are non-zero and alternate between positive and negative (one "
+                   "element alone is a zigzag). What is the length of the longest zigzag subsequence (elements kept "
+                   "in order, not necessarily adjacent)?", INT_FORMAT)
+
+
+class HouseRobberCircular(_OptEnv):
+    """The largest sum of values of houses on a circle with no two neighbours taken (the first and
+    last are neighbours). d: 2d + 6 houses with values 1..50. Reward: -1 unparsable, 1 exact,
+    else 0."""
+
+    name = "house_robber_circular"
+
+    def size(self, difficulty):
+        return 2 * difficulty + 6
+
+    def draw(self, rng, difficulty):
+        return {"a": [rng.randint(1, 50) for _ in range(self.size(difficulty))]}
+
+    def solve(self, p):
+        def line(xs):
+            take = skip = 0
+            for x in xs:
+                take, skip = skip + x, max(take, skip)
+            return max(take, skip)
+
+        a = p["a"]
+        return max(line(a[1:]), line(a[:-1]))
+
+    def prompt(self, problem):
+        return ask(f"Houses stand in a circle holding the values {' '.join(map(str, problem['a']))} (the last house is "
+                   "next to the first). Choose houses so that no two chosen houses are next to each other. What is "
+                   "the largest possible total value?", INT_FORMAT)
