@@ -243,8 +243,6 @@ def brute_tree(name, p):
     d = floyd(n, edges) if edges is not None else None
     subsets = [s for k in range(n + 1) for s in itertools.combinations(verts, k)] if n else []
     edge_sets = list(masks(edges)) if edges else []
-    if name == "spanning_tree_counting":
-        return sum(is_tree(n + 1, [edges[i] for i in m]) for m in itertools.combinations(range(len(edges)), n - 1))
     if name == "tree_topological_orderings":
         parent = {v: next(u for u in verts if d[1][u] + 1 == d[1][v] and d[u][v] == 1) for v in verts if v != 1}
         return sum(all(q.index(parent[v]) < q.index(v) for v in parent) for q in itertools.permutations(verts))
@@ -252,9 +250,8 @@ def brute_tree(name, p):
         return sum(connected(s, edges) for s in subsets)
     if name == "tree_pairs_at_distance_k":
         return sum(d[u][v] == p["k"] for u, v in itertools.combinations(verts, 2))
-    if name in ("tree_matchings_counting", "tree_maximum_matching"):
-        sizes = [len(m) for m in edge_sets if len({x for i in m for x in edges[i]}) == 2 * len(m)]
-        return len(sizes) if name == "tree_matchings_counting" else max(sizes)
+    if name == "tree_matchings_counting":
+        return sum(len({x for i in m for x in edges[i]}) == 2 * len(m) for m in edge_sets)
     if name == "tree_dominating_sets_counting":
         return sum(all(v in s or any(d[v][u] == 1 for u in s) for v in verts) for s in subsets)
     if name == "tree_pairwise_max_edge_sum":
@@ -277,26 +274,22 @@ def brute_tree(name, p):
             if all(sum(dk[v][u] < n for u in verts) % 2 == 0 for v in verts):  # every component even
                 best = max(best, len(m))
         return best
-    if name == "tree_center":
-        ecc = {v: max(d[v][1:]) for v in verts}
-        return [v for v in verts if ecc[v] == min(ecc.values())]
     if name == "tree_precolored_colorings":
         return sum(all(c[a - 1] != c[b - 1] for a, b in edges) and all(c[int(v) - 1] == k for v, k in p["fixed"].items())
                    for c in itertools.product(range(1, p["k"] + 1), repeat=n))
     raise KeyError(name)
 
 
-TREES = ["spanning_tree_counting", "tree_topological_orderings", "tree_connected_subsets_counting",
+TREES = ["tree_topological_orderings", "tree_connected_subsets_counting",
          "tree_pairs_at_distance_k", "tree_matchings_counting", "tree_dominating_sets_counting",
          "tree_pairwise_max_edge_sum", "tree_path_xor_pairs", "tree_precolored_colorings",
-         "tree_even_split_edges", "tree_maximum_matching", "tree_center"]
+         "tree_even_split_edges"]
 
 
 @pytest.mark.parametrize("name", TREES)
 def test_tree_answers_match_brute_force(name):
     for p, rec in problems(name):
-        want = brute_tree(name, p)
-        assert str(want if not isinstance(want, list) else " ".join(map(str, want))) == gold(rec), (name, p)
+        assert str(brute_tree(name, p)) == gold(rec), (name, p)
 
 
 def test_prufer_code_and_postorder_round_trip():
@@ -350,24 +343,13 @@ def brute_number(name, p):
         return sum(is_prime_slow(a) and is_prime_slow(n - a) for a in range(2, n // 2 + 1))
     if name == "perfect_powers_counting":
         return len({m ** k for m in range(1, math.isqrt(n) + 1) for k in range(2, 60) if m ** k <= n})
-    if name == "calkin_wilf_term":
-        from fractions import Fraction
-        q = Fraction(1)
-        for _ in range(n - 1):
-            q = 1 / (2 * math.floor(q) - q + 1)
-        return f"{q.numerator}/{q.denominator}"
-    if name == "farey_successor":
-        from fractions import Fraction
-        seq = sorted({Fraction(a, b) for b in range(1, n + 1) for a in range(b + 1)})
-        nxt = seq[seq.index(Fraction(p["a"], p["b"])) + 1]
-        return f"{nxt.numerator}/{nxt.denominator}"
     raise KeyError(name)
 
 
 NUMBERS = ["divisor_count_of_product", "nondecreasing_digits_counting", "digit_occurrences_count", "total_set_bits",
            "sum_of_remainders", "squarefree_counting", "factorial_last_nonzero_digit", "pisano_period",
            "consecutive_sum_representations", "frobenius_number", "totient_summatory", "goldbach_partitions",
-           "perfect_powers_counting", "calkin_wilf_term", "farey_successor"]
+           "perfect_powers_counting"]
 
 
 @pytest.mark.parametrize("name", NUMBERS)
@@ -376,20 +358,6 @@ def test_number_answers_match_brute_force(name):
         assert str(brute_number(name, p)) == gold(rec), (name, p)
 
 
-def test_zeckendorf_is_checked():
-    for p, rec in problems("zeckendorf_representation"):
-        parts = list(map(int, gold(rec).split()))
-        assert sum(parts) == p["n"] and len(set(parts)) == len(parts)
-    rec = envs.make("zeckendorf_representation").generate(0, 0)
-    n = json.loads(rec["meta"]["problem"])["n"]
-    assert envs.score(rec, f"<answer>{' '.join(['1'] * n)}</answer>").value == 0.0  # repeats
-    parts = list(map(int, gold(rec).split()))
-    fib = [1, 2]
-    while fib[-1] < parts[0]:
-        fib.append(fib[-1] + fib[-2])
-    if len(fib) >= 3:  # F_k = F_(k-1) + F_(k-2): the same sum with two consecutive terms is refused
-        split = [fib[-2], fib[-3]] + parts[1:]
-        assert sum(split) == n and envs.score(rec, f"<answer>{' '.join(map(str, split))}</answer>").value == 0.0
 
 
 # ---------------------------------------------------------------------------- competition_games.py
@@ -524,10 +492,6 @@ def mex(values):
 
 # ---------------------------------------------------------------------------- competition_strings.py
 
-def is_lyndon(w):
-    return all(w < w[i:] + w[:i] for i in range(1, len(w)))
-
-
 def splits(s):
     """Every way to cut s into non-empty consecutive pieces."""
     for k in range(len(s)):
@@ -541,14 +505,8 @@ def brute_string(name, p):
         return len({"".join(s[i] for i in range(a, b)) for a in range(len(s)) for b in range(a + 1, len(s) + 1)})
     if name == "minimal_period":
         return next(q for q in range(1, len(s) + 1) if all(s[i] == s[i + q] for i in range(len(s) - q)))
-    if name == "lyndon_factorization":
-        found = [ws for ws in splits(s) if all(map(is_lyndon, ws)) and all(a >= b for a, b in zip(ws, ws[1:]))]
-        assert len(found) == 1
-        return " ".join(found[0])
     if name == "min_prepend_for_palindrome":
         return next(k for k in range(len(s)) if s[:len(s) - k] == s[:len(s) - k][::-1])
-    if name == "palindrome_partition_min_cuts":
-        return min(len(ws) - 1 for ws in splits(s) if all(w == w[::-1] for w in ws))
     if name == "word_break_counting":
         return sum(all(w in p["words"] for w in ws) for ws in splits(s))
     if name == "interleaving_strings_counting":
@@ -557,9 +515,6 @@ def brute_string(name, p):
                    for m in itertools.combinations(range(len(c)), len(a)))
     if name == "anagram_substrings_counting":
         return sum(sorted(s[i:i + len(p["p"])]) == sorted(p["p"]) for i in range(len(s) - len(p["p"]) + 1))
-    if name == "longest_repeated_substring":
-        return max([b - a for a in range(len(s)) for b in range(a + 1, len(s) + 1)
-                    if s.find(s[a:b], a + 1) != -1], default=0)
     if name == "smallest_distinct_subsequence":
         letters = set(s)
         return min("".join(s[i] for i in m) for m in itertools.combinations(range(len(s)), len(letters))
@@ -569,9 +524,8 @@ def brute_string(name, p):
     raise KeyError(name)
 
 
-STRINGS = ["distinct_substrings_counting", "minimal_period", "lyndon_factorization", "min_prepend_for_palindrome",
-           "palindrome_partition_min_cuts", "word_break_counting", "interleaving_strings_counting",
-           "anagram_substrings_counting", "longest_repeated_substring", "smallest_distinct_subsequence",
+STRINGS = ["distinct_substrings_counting", "minimal_period", "min_prepend_for_palindrome", "word_break_counting",
+           "interleaving_strings_counting", "anagram_substrings_counting", "smallest_distinct_subsequence",
            "remove_k_digits"]
 
 
@@ -614,14 +568,6 @@ def brute_opt(name, p):
             return min((best(v[:i] + (v[i] + v[i + 1],) + v[i + 2:]) + v[i] + v[i + 1] for i in range(len(v) - 1)),
                        default=0)
         return best(tuple(a))
-    if name == "stock_k_transactions":
-        x, n = p["prices"], len(p["prices"])
-        best = 0
-        for t in range(1, p["k"] + 1):  # days d1 < d2 <= d3 < d4 ... : buy, sell, buy, sell
-            for days in itertools.combinations_with_replacement(range(n), 2 * t):
-                if all(days[2 * i] < days[2 * i + 1] for i in range(t)):
-                    best = max(best, sum(x[days[2 * i + 1]] - x[days[2 * i]] for i in range(t)))
-        return best
     if name == "paint_houses_min_cost":
         c = p["cost"]
         return min(sum(c[h][k] for h, k in enumerate(ks)) for ks in itertools.product(range(len(c[0])), repeat=len(c))
@@ -630,13 +576,6 @@ def brute_opt(name, p):
         def incs(xs):
             return {tuple(xs[i] for i in m) for m in masks(xs) if all(xs[i] < xs[j] for i, j in zip(m, m[1:]))}
         return max(map(len, incs(a) & incs(p["b"])))
-    if name == "jump_game_min_jumps":
-        dist = {0: 0}
-        for i in range(len(a)):
-            for j in range(i + 1, min(len(a), i + a[i] + 1)):
-                if i in dist:
-                    dist[j] = min(dist.get(j, 10 ** 9), dist[i] + 1)
-        return dist[len(a) - 1]
     if name == "longest_zigzag_subsequence":
         return max(len(m) for m in masks(a) if m and all(
             (a[m[i + 1]] - a[m[i]]) * (a[m[i + 2]] - a[m[i + 1]]) < 0 for i in range(len(m) - 2))
@@ -648,12 +587,11 @@ def brute_opt(name, p):
     raise KeyError(name)
 
 
-OPT = ["burst_balloons", "stone_merging_min_cost", "stock_k_transactions", "paint_houses_min_cost",
-       "longest_common_increasing_subsequence", "jump_game_min_jumps", "longest_zigzag_subsequence",
-       "house_robber_circular"]
+OPT = ["burst_balloons", "stone_merging_min_cost", "paint_houses_min_cost", "longest_common_increasing_subsequence",
+       "longest_zigzag_subsequence", "house_robber_circular"]
 
 
 @pytest.mark.parametrize("name", OPT)
 def test_optimal_values_match_brute_force(name):
-    for p, rec in problems(name, (0,) if name in ("stock_k_transactions", "paint_houses_min_cost") else (0, 1)):
+    for p, rec in problems(name, (0,) if name == "paint_houses_min_cost" else (0, 1)):
         assert str(brute_opt(name, p)) == gold(rec), (name, p)

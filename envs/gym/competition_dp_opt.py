@@ -5,11 +5,11 @@ Reward: -1 unparsable, 1 for exactly the optimal value, else 0 (`IntEnv`).
 What makes each its own problem: the existing optimisation envs (knapsack, rod cutting, matrix
 chain order, coin change, grid path sums, edit distance, LIS, LCS) have other recurrences. Here:
 burst balloons (an interval DP over the last balloon burst), merging adjacent piles (an interval
-DP with prefix-sum costs), stock trading with at most k transactions (a hold/free state machine),
-painting houses with no two neighbours alike (a DP keeping the two best colours), the longest
-common increasing subsequence (a combined LIS/LCS table), the fewest jumps to the end (a BFS
-frontier), the longest zigzag subsequence (up/down states) and robbing houses on a circle (two
-linear passes).
+DP with prefix-sum costs), painting houses with no two neighbours alike (a DP over the previous
+colour), the longest common increasing subsequence (a combined LIS/LCS table), the longest zigzag
+subsequence (up/down states) and robbing houses on a circle (two linear passes). (k stock
+transactions and the jump game were dropped here: the parallel branches h/envmath28 and
+h/envalgo28 add stock_k_transactions and jump_game.)
 """
 from __future__ import annotations
 
@@ -86,35 +86,6 @@ class StoneMergingMinCost(_OptEnv):
                    "merging all piles into one?", INT_FORMAT)
 
 
-class StockKTransactions(_OptEnv):
-    """The most profit from at most k buy-then-sell transactions over daily prices, holding at
-    most one share. d: 2d + 8 days of prices 1..100, k in [1, 4]. Reward: -1 unparsable, 1 exact,
-    else 0."""
-
-    name = "stock_k_transactions"
-
-    def size(self, difficulty):
-        return 2 * difficulty + 8
-
-    def draw(self, rng, difficulty):
-        return {"prices": [rng.randint(1, 100) for _ in range(self.size(difficulty))], "k": rng.randint(1, 4)}
-
-    def solve(self, p):
-        k = p["k"]
-        free, hold = [0] * (k + 1), [-10 ** 9] * (k + 1)  # by transactions started
-        for x in p["prices"]:
-            for t in range(k, 0, -1):
-                free[t] = max(free[t], hold[t] + x)
-                hold[t] = max(hold[t], free[t - 1] - x)
-        return max(free)
-
-    def prompt(self, problem):
-        return ask(f"Daily share prices: {' '.join(map(str, problem['prices']))}. You may complete at most "
-                   f"{problem['k']} transactions (buy one share, later sell it), holding at most one share at a time "
-                   "and buying again only after selling (a sale and the next purchase may be on the same day). What "
-                   "is the largest total profit?", INT_FORMAT)
-
-
 class PaintHousesMinCost(_OptEnv):
     """Paint a row of houses with k colours, neighbours differently, at the least total cost
     (each house has its own cost per colour). d: d + 4 houses, k in [3, 5], costs 1..20.
@@ -172,40 +143,6 @@ class LongestCommonIncreasingSubsequence(_OptEnv):
         return ask(f"A = {' '.join(map(str, problem['a']))}\nB = {' '.join(map(str, problem['b']))}\n\nWhat is the "
                    "length of the longest strictly increasing sequence that is a subsequence of both A and B "
                    "(elements kept in order, not necessarily adjacent)?", INT_FORMAT)
-
-
-class JumpGameMinJumps(_OptEnv):
-    """The fewest jumps from the first to the last cell when cell i allows a jump of 1..a_i cells
-    forward. d: 3d + 8 cells with a_i in 0..4 (reachable end guaranteed). Reward: -1 unparsable,
-    1 exact, else 0."""
-
-    name = "jump_game_min_jumps"
-
-    def size(self, difficulty):
-        return 3 * difficulty + 8
-
-    def draw(self, rng, difficulty):
-        a = [rng.choice((0, 1, 1, 2, 2, 3, 4)) for _ in range(self.size(difficulty))]
-        reach = 0
-        for i, x in enumerate(a[:-1]):  # make the end reachable: a cell at the frontier jumps on
-            if reach == i and x == 0:
-                a[i] = 1
-            reach = max(reach, i + a[i])
-        return {"a": a}
-
-    def solve(self, p):
-        a = p["a"]
-        jumps, end, far = 0, 0, 0
-        for i in range(len(a) - 1):
-            far = max(far, i + a[i])
-            if i == end:
-                jumps, end = jumps + 1, far
-        return jumps
-
-    def prompt(self, problem):
-        return ask(f"Cells 1..{len(problem['a'])} hold the numbers {' '.join(map(str, problem['a']))}. From cell i you "
-                   "may jump forward by 1 up to (the number in cell i) cells. What is the smallest number of jumps "
-                   "from the first cell to the last?", INT_FORMAT)
 
 
 class LongestZigzagSubsequence(_OptEnv):

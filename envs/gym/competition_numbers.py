@@ -9,17 +9,17 @@ counts, gcd sums, divisor summatory sums, Legendre exponents, digit-sum counts a
 Here: the divisor count of a product (merged factorisations), digit DPs for non-decreasing digits
 and for occurrences of one digit, the popcount total, the remainder sum (floor blocks), square-free
 counts (Moebius over squares), the last non-zero digit of n!, Pisano periods, odd-divisor counts
-(consecutive sums), Zeckendorf digits, Collatz lengths, the Frobenius number (shortest paths over
-residues), the totient summatory function (a sieve), Goldbach partitions, perfect powers (Moebius
-over exponents), the Calkin-Wilf sequence and Farey neighbours.
+(consecutive sums), Collatz lengths, the Frobenius number (shortest paths over residues), the
+totient summatory function (a sieve), Goldbach partitions and perfect powers (Moebius over
+exponents). (Zeckendorf, Calkin-Wilf and Farey-neighbour envs were dropped here: the parallel
+branch h/envmath28 adds the same problems.)
 """
 from __future__ import annotations
 
 import math
 from collections import Counter
-from fractions import Fraction
 
-from envs.gym.base import COUNT_FORMAT, INT_FORMAT, CountEnv, GymEnv, IntEnv, Retry, ask, int_list, one_int, to_fraction
+from envs.gym.base import COUNT_FORMAT, INT_FORMAT, CountEnv, IntEnv, Retry, ask
 
 SMALL_PRIMES = [p for p in range(2, 200) if all(p % q for q in range(2, int(p ** 0.5) + 1))]
 
@@ -283,48 +283,6 @@ class ConsecutiveSumRepresentations(CountEnv):
                    f"integers? ({problem['n']} by itself counts as one way.)", COUNT_FORMAT)
 
 
-class ZeckendorfRepresentation(GymEnv):
-    """N as a sum of non-consecutive Fibonacci numbers (unique by Zeckendorf's theorem).
-    d: N with d + 3 digits. Reward: -1 unparsable, 1 if the listed numbers are distinct Fibonacci
-    numbers (1, 2, 3, 5, ...), no two consecutive in that list, summing to N; else 0."""
-
-    name = "zeckendorf_representation"
-    category = "competition"
-
-    def size(self, difficulty):
-        return difficulty + 3
-
-    def build(self, rng, difficulty):
-        n = rng.randint(10 ** (self.size(difficulty) - 1), 10 ** self.size(difficulty) - 1)
-        fibs, parts, left = _fibs(n), [], n
-        for f in reversed(fibs):
-            if f <= left:
-                parts.append(f)
-                left -= f
-        return {"n": n}, " ".join(map(str, parts))
-
-    def prompt(self, problem):
-        return ask(f"Write {problem['n']} as a sum of distinct Fibonacci numbers from 1, 2, 3, 5, 8, 13, ... with no "
-                   "two of them consecutive in that sequence.", "Give the terms from largest to smallest, separated "
-                   "by spaces, e.g. <answer>13 5 1</answer>.")
-
-    def reward(self, problem, answer):
-        parts, n = int_list(answer), problem["n"]
-        if any(p > n or p < 1 for p in parts):
-            return 0.0
-        index = {f: i for i, f in enumerate(_fibs(n))}
-        idx = sorted(index.get(p, -10) for p in parts)
-        ok = sum(parts) == n and all(i >= 0 for i in idx) and all(b - a >= 2 for a, b in zip(idx, idx[1:]))
-        return 1.0 if ok else 0.0
-
-
-def _fibs(n: int) -> list[int]:
-    fibs = [1, 2]
-    while fibs[-1] + fibs[-2] <= n:
-        fibs.append(fibs[-1] + fibs[-2])
-    return fibs
-
-
 class CollatzSteps(IntEnv):
     """Steps of the Collatz map (n -> n/2 if even, 3n + 1 if odd) until n reaches 1. d: n with
     d // 2 + 3 digits. Reward: -1 unparsable, 1 exact, else 0."""
@@ -464,64 +422,3 @@ def perfect_powers(n: int) -> int:
 def _mobius(k: int) -> int:
     f = factorize(k)
     return 0 if any(e > 1 for e in f.values()) else (-1) ** len(f)
-
-
-class _FractionEnv(GymEnv):
-    """Reward: -1 unparsable, 1 if the fraction equals problem's p/q exactly, else 0."""
-
-    category = "competition"
-
-    def reward(self, problem, answer):
-        return 1.0 if to_fraction(answer) == Fraction(problem["p"], problem["q"]) else 0.0
-
-
-class CalkinWilfTerm(_FractionEnv):
-    """The n-th term of the Calkin-Wilf sequence 1/1, 1/2, 2/1, 1/3, 3/2, ... (q_(k+1) =
-    1 / (2 floor(q_k) - q_k + 1)), read off n's binary digits. d: n with d + 4 bits. Reward: -1
-    unparsable, 1 exact, else 0."""
-
-    name = "calkin_wilf_term"
-
-    def size(self, difficulty):
-        return difficulty + 4
-
-    def build(self, rng, difficulty):
-        n = rng.randint(1 << (self.size(difficulty) - 1), (1 << self.size(difficulty)) - 1)
-        a, b = 1, 1
-        for bit in bin(n)[3:]:  # left child a/(a+b) for 0, right child (a+b)/b for 1
-            a, b = (a, a + b) if bit == "0" else (a + b, b)
-        return {"n": n, "p": a, "q": b}, f"{a}/{b}"
-
-    def prompt(self, problem):
-        return ask("The Calkin-Wilf sequence starts q_1 = 1 and continues q_(k+1) = 1 / (2 * floor(q_k) - q_k + 1): "
-                   f"1/1, 1/2, 2/1, 1/3, 3/2, 2/3, 3/1, ... What is q_{problem['n']}?",
-                   "Give the fraction in lowest terms as p/q, e.g. <answer>3/2</answer>.")
-
-
-class FareySuccessor(_FractionEnv):
-    """The fraction right after a/b in the Farey sequence of order n (all reduced fractions in
-    [0, 1] with denominators <= n, increasing). d: n in [10(d + 2), 20(d + 2)]. Reward: -1
-    unparsable, 1 exact, else 0."""
-
-    name = "farey_successor"
-
-    def size(self, difficulty):
-        return 10 * (difficulty + 2)
-
-    def build(self, rng, difficulty):
-        n = rng.randint(self.size(difficulty), 2 * self.size(difficulty))
-        b = rng.randint(2, n)
-        a = rng.randint(1, b - 1)
-        if math.gcd(a, b) != 1:
-            raise Retry
-        # the successor c/d satisfies b c - a d = 1 with the largest d <= n
-        d0 = pow(-a, -1, b)  # b c - a d = 1 (mod b) -> -a d = 1 (mod b)
-        d = d0 + (n - d0) // b * b
-        c = (1 + a * d) // b
-        return {"n": n, "a": a, "b": b, "p": c, "q": d}, f"{c}/{d}"
-
-    def prompt(self, problem):
-        return ask(f"The Farey sequence of order {problem['n']} lists, in increasing order, every reduced fraction "
-                   f"between 0 and 1 whose denominator is at most {problem['n']}. Which fraction comes right after "
-                   f"{problem['a']}/{problem['b']}?", "Give the fraction in lowest terms as p/q, e.g. "
-                   "<answer>3/7</answer>.")

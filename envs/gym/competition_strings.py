@@ -8,11 +8,12 @@ BubbleSwapLowerBound_PermutationCounting); single values -1 unparsable, 1 exact,
 What makes each its own problem: the existing string envs count subsequence occurrences,
 distinct subsequences and palindromic substrings, and find LCS, edit distance, palindromes,
 matches, suffix arrays and the smallest rotation. Here: distinct substrings (not subsequences),
-the smallest period (prefix function), the Lyndon factorization (Duval), the shortest palindrome
-by prepending (a palindromic prefix), minimum palindrome cuts (a cut DP), dictionary
-segmentations, interleavings of two strings, anagram windows, the longest repeat, the smallest
-subsequence with each letter once (a monotonic stack) and the smallest number after deleting
-k digits (another stack greedy, on digits with leading zeros).
+the smallest period (prefix function; a number, not the prefix-function array), the shortest
+palindrome by prepending (a palindromic prefix), the number of dictionary segmentations (a count,
+not the fewest words), interleavings of two strings, anagram windows, the smallest subsequence
+with each letter once (a monotonic stack) and the smallest number after deleting k digits
+(another stack greedy, on digits with leading zeros). (Lyndon factorization, minimum palindrome
+cuts and the longest repeat were dropped here: the parallel branch h/envalgo28 adds them.)
 """
 from __future__ import annotations
 
@@ -102,41 +103,6 @@ class _StringAnswer(GymEnv):
         return 1.0 if text == problem["out"] else 0.0
 
 
-class LyndonFactorization(_StringAnswer):
-    """The Lyndon factorization of a string (Duval's algorithm): the unique split into
-    non-increasing Lyndon words. d: length 2d + 8 over AB. Reward: -1 for characters other than
-    A, B and spaces, 1 exact, else 0."""
-
-    name = "lyndon_factorization"
-
-    def size(self, difficulty):
-        return 2 * difficulty + 8
-
-    def build(self, rng, difficulty):
-        s = word(rng, self.size(difficulty))
-        out = " ".join(duval(s))
-        return {"s": s, "out": out}, out
-
-    def prompt(self, problem):
-        return ask(f"S = {problem['s']} (A < B).\n\nA Lyndon word is a non-empty string strictly smaller than each of "
-                   "its proper rotations. Split S into Lyndon words w_1 w_2 ... w_k with w_1 >= w_2 >= ... >= w_k "
-                   "(lexicographically); this factorization is unique.", "Give the words in order separated by "
-                   "spaces, e.g. <answer>AB AB A</answer>.")
-
-
-def duval(s: str) -> list[str]:
-    out, i, n = [], 0, len(s)
-    while i < n:
-        j, k = i + 1, i
-        while j < n and s[k] <= s[j]:
-            k = i if s[k] < s[j] else k + 1
-            j += 1
-        while i <= k:
-            out.append(s[i:i + j - k])
-            i += j - k
-    return out
-
-
 class MinPrependForPalindrome(IntEnv):
     """The fewest characters to add in front of a string to make it a palindrome (n minus its
     longest palindromic prefix). d: length 2d + 8 over AB, often starting with a planted
@@ -158,33 +124,6 @@ class MinPrependForPalindrome(IntEnv):
     def prompt(self, problem):
         return ask(f"S = {problem['s']}\n\nWhat is the smallest number of characters that must be added to the front "
                    "of S (and nowhere else) to make it a palindrome?", INT_FORMAT)
-
-
-class PalindromePartitionMinCuts(IntEnv):
-    """The fewest cuts that split a string into palindromes. d: length 2d + 8 over AB. Reward:
-    -1 unparsable, 1 exact, else 0."""
-
-    name = "palindrome_partition_min_cuts"
-    category = "competition"
-
-    def size(self, difficulty):
-        return 2 * difficulty + 8
-
-    def build(self, rng, difficulty):
-        s = word(rng, self.size(difficulty))
-        n = len(s)
-        pal = [[False] * (n + 1) for _ in range(n + 1)]  # pal[i][j]: s[i:j] is a palindrome
-        for i in range(n, -1, -1):
-            for j in range(i, n + 1):
-                pal[i][j] = j - i < 2 or (s[i] == s[j - 1] and pal[i + 1][j - 1])
-        best = [0] + [n] * n  # best[j]: fewest pieces for s[:j]
-        for j in range(1, n + 1):
-            best[j] = min(best[i] + 1 for i in range(j) if pal[i][j])
-        return _value({"s": s, "value": best[n] - 1})
-
-    def prompt(self, problem):
-        return ask(f"S = {problem['s']}\n\nWhat is the smallest number of cuts that split S into pieces that are all "
-                   "palindromes?", INT_FORMAT)
 
 
 class WordBreakCounting(CountEnv):
@@ -268,36 +207,6 @@ class AnagramSubstringsCounting(CountEnv):
         return ask(f"S = {problem['s']}\nP = {problem['p']}\n\nAt how many starting positions does S have a "
                    "contiguous substring of the same length as P that uses exactly P's letters (an anagram of P, P "
                    "itself included)?", COUNT_FORMAT)
-
-
-class LongestRepeatedSubstring(IntEnv):
-    """The length of the longest substring that occurs at least twice in S (occurrences may
-    overlap). d: length 2d + 10 over ABC. Reward: -1 unparsable, 1 exact, else 0."""
-
-    name = "longest_repeated_substring"
-    category = "competition"
-
-    def size(self, difficulty):
-        return 2 * difficulty + 10
-
-    def build(self, rng, difficulty):
-        s = word(rng, self.size(difficulty), "ABC")
-        best = 0
-        for length in range(1, len(s)):
-            seen, again = set(), False
-            for i in range(len(s) - length + 1):
-                if s[i:i + length] in seen:
-                    again = True
-                    break
-                seen.add(s[i:i + length])
-            if not again:
-                break
-            best = length
-        return _value({"s": s, "value": best})
-
-    def prompt(self, problem):
-        return ask(f"S = {problem['s']}\n\nWhat is the length of the longest string that occurs at least twice in S "
-                   "as a contiguous substring (the two occurrences may overlap)?", INT_FORMAT)
 
 
 class SmallestDistinctSubsequence(_StringAnswer):

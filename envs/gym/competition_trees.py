@@ -1,4 +1,4 @@
-"""Programming-competition problems on trees (and one on graphs): tree DPs, counts and codes.
+"""Programming-competition problems on trees: tree DPs, counts and codes.
 
 Trees are random recursive trees (vertex v > 1 hangs from a uniform earlier vertex), relabelled by
 a random permutation so the labels reveal nothing. Rewards: counts -1 unparsable or negative, else
@@ -9,17 +9,17 @@ exact, else 0; lists -1 unparsable, 1 exact, else 0.
 What makes each its own problem: existing tree envs count independent sets
 (tree_independent_sets_counting), sum distances from one vertex (tree_distance_sum), find the
 centroid, the diameter, a maximum-weight independent set, an LCA. Here the objects are different:
-spanning trees of a general graph (matrix-tree theorem), linear extensions of a rooted tree
-(hook formula), connected vertex subsets, vertex pairs at a given distance, matchings,
-dominating sets, the max edge over all paths (Kruskal order), even-size splits, a maximum
-matching's size, the Prufer code, a postorder from two traversals, the center (eccentricity, not
-subtree sizes), pairs with a zero path XOR, and proper colourings with fixed colours.
+linear extensions of a rooted tree (hook formula), connected vertex subsets, vertex pairs at a
+given distance, matchings (counted), dominating sets (counted), the max edge over all paths
+(Kruskal order), even-size splits, the Prufer code, a postorder from two traversals, pairs with a
+zero path XOR, and proper colourings with fixed colours. (Spanning-tree counts, tree centers and
+maximum matchings were dropped here: the parallel branches h/envmath28 and h/envalgo28 add
+spanning_tree_count, graph_center and tree_max_weight_matching.)
 """
 from __future__ import annotations
 
 import math
 from collections import Counter, deque
-from fractions import Fraction
 
 from envs.gym.base import COUNT_FORMAT, INT_FORMAT, CountEnv, GymEnv, IntEnv, Retry, ask, int_list
 
@@ -75,56 +75,6 @@ class _TreeCount(CountEnv):
 
     def tree(self, problem) -> str:
         return f"A tree has vertices 1..{problem['n']} and edges {edge_text(problem['edges'])}."
-
-
-class SpanningTreeCounting(CountEnv):
-    """Spanning trees of a connected undirected simple graph (Kirchhoff's matrix-tree theorem,
-    exact rational elimination). d: n = d + 4 vertices, a random tree plus each other pair with
-    probability 0.3. Reward: count ratio^10 (our choice, after rlve line 43's formula)."""
-
-    name = "spanning_tree_counting"
-
-    def size(self, difficulty):
-        return difficulty + 4
-
-    def build(self, rng, difficulty):
-        n = self.size(difficulty)
-        edges = {tuple(sorted(e)) for e in random_tree(rng, n)}
-        edges |= {(a, b) for a in range(1, n + 1) for b in range(a + 1, n + 1) if rng.random() < 0.3}
-        edges = sorted(edges)
-        count = spanning_trees(n, edges)
-        return {"n": n, "edges": [list(e) for e in edges], "count": count}, str(count)
-
-    def prompt(self, problem):
-        return ask(f"An undirected graph has vertices 1..{problem['n']} and edges {edge_text(problem['edges'])}.\n\n"
-                   "How many spanning trees does it have (sets of edges that connect all vertices without a "
-                   "cycle)?", COUNT_FORMAT)
-
-
-def spanning_trees(n: int, edges) -> int:
-    """det of the Laplacian without its last row and column, by exact Gaussian elimination."""
-    lap = [[Fraction(0)] * n for _ in range(n)]
-    for a, b in edges:
-        a, b = a - 1, b - 1
-        lap[a][a] += 1
-        lap[b][b] += 1
-        lap[a][b] -= 1
-        lap[b][a] -= 1
-    m = [row[:n - 1] for row in lap[:n - 1]]
-    det = Fraction(1)
-    for c in range(n - 1):
-        pivot = next((r for r in range(c, n - 1) if m[r][c] != 0), None)
-        if pivot is None:
-            return 0
-        if pivot != c:
-            m[c], m[pivot] = m[pivot], m[c]
-            det = -det
-        det *= m[c][c]
-        for r in range(c + 1, n - 1):
-            if m[r][c]:
-                f = m[r][c] / m[c][c]
-                m[r] = [x - f * y for x, y in zip(m[r], m[c])]
-    return int(det)
 
 
 class TreeTopologicalOrderings(_TreeCount):
@@ -313,32 +263,6 @@ class TreeEvenSplitEdges(IntEnv):
                    "number of vertices?", INT_FORMAT)
 
 
-class TreeMaximumMatching(IntEnv):
-    """The size of a maximum matching in a tree (greedy from the leaves). d: n = 2d + 6.
-    Reward: -1 unparsable, 1 exact, else 0."""
-
-    name = "tree_maximum_matching"
-    category = "competition"
-
-    def size(self, difficulty):
-        return 2 * difficulty + 6
-
-    def build(self, rng, difficulty):
-        n = self.size(difficulty)
-        edges = random_tree(rng, n)
-        order, parent = rooted_order(n, edges)
-        matched, value = set(), 0
-        for v in reversed(order[1:]):  # a leaf-most unmatched vertex takes the edge to its parent
-            if v not in matched and parent[v] not in matched:
-                matched |= {v, parent[v]}
-                value += 1
-        return {"n": n, "edges": edges, "value": value}, str(value)
-
-    def prompt(self, problem):
-        return ask(f"A tree has vertices 1..{problem['n']} and edges {edge_text(problem['edges'])}.\n\nWhat is the "
-                   "largest number of edges you can choose with no two of them sharing a vertex?", INT_FORMAT)
-
-
 class _ListEnv(GymEnv):
     """Reward: -1 unparsable, 1 if the list equals problem["list"] exactly, else 0."""
 
@@ -417,44 +341,6 @@ class TreePostorderFromTraversals(_ListEnv):
         return ask(f"A binary tree with distinct node labels has preorder traversal {' '.join(map(str, problem['pre']))} "
                    f"and inorder traversal {' '.join(map(str, problem['in']))}.\n\nWhat is its postorder traversal?",
                    LIST_FORMAT)
-
-
-class TreeCenter(GymEnv):
-    """The center of a tree: the vertices of least eccentricity (one or two). d: n = 2d + 6.
-    Reward: -1 unparsable, 1 for exactly the set of center vertices, else 0. Own problem: the
-    eccentricity minimum, not the centroid's subtree-size minimum (tree_centroid)."""
-
-    name = "tree_center"
-    category = "competition"
-
-    def size(self, difficulty):
-        return 2 * difficulty + 6
-
-    def build(self, rng, difficulty):
-        n = self.size(difficulty)
-        edges = random_tree(rng, n)
-        adj = adjacency(n, edges)
-        ecc = []
-        for s in range(1, n + 1):
-            dist, queue = {s: 0}, deque([s])
-            while queue:
-                v = queue.popleft()
-                for w in adj[v]:
-                    if w not in dist:
-                        dist[w] = dist[v] + 1
-                        queue.append(w)
-            ecc.append(max(dist.values()))
-        center = [v for v in range(1, n + 1) if ecc[v - 1] == min(ecc)]
-        return {"n": n, "edges": edges, "center": center}, " ".join(map(str, center))
-
-    def prompt(self, problem):
-        return ask(f"A tree has vertices 1..{problem['n']} and edges {edge_text(problem['edges'])}.\n\nThe "
-                   "eccentricity of a vertex is its largest distance (in edges) to any vertex. List every vertex "
-                   "of least eccentricity (the tree's center).", "Give the vertices in increasing order, separated "
-                   "by spaces, e.g. <answer>4 7</answer>.")
-
-    def reward(self, problem, answer):
-        return 1.0 if sorted(int_list(answer)) == problem["center"] else 0.0
 
 
 class TreePathXorPairs(_TreeCount):
