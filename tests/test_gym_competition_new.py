@@ -595,3 +595,34 @@ OPT = ["burst_balloons", "stone_merging_min_cost", "paint_houses_min_cost", "lon
 def test_optimal_values_match_brute_force(name):
     for p, rec in problems(name, (0,) if name == "paint_houses_min_cost" else (0, 1)):
         assert str(brute_opt(name, p)) == gold(rec), (name, p)
+
+
+# ---------------------------------------------------------------------------- worked solutions
+
+WORKED = ["broken_stairs_ways", "decode_ways_counting", "rencontres_number", "labeled_trees_degree_sequence",
+          "standard_young_tableaux", "tree_topological_orderings", "divisor_count_of_product",
+          "consecutive_sum_representations", "collatz_steps", "total_set_bits", "gray_code_rank",
+          "staircase_nim_move", "house_robber_circular"]
+ARITHMETIC = set("0123456789 +-*/%(),max")
+
+
+@pytest.mark.parametrize("name", WORKED)
+def test_worked_solutions_are_true_arithmetic_and_opt_in(name):
+    """reasoning=True: the prompt and answer are unchanged, the worked solution precedes them, and
+    every 'expression = value' step in it is true arithmetic."""
+    plain, worked = envs.make(name), envs.make(name, reasoning=True)
+    checked = 0
+    for d in (0, 1, 4):
+        for seed in range(5):
+            a, b = plain.generate(seed, d), worked.generate(seed, d)
+            assert a["prompt"] == b["prompt"] and b["answer"].endswith(a["answer"]) and envs.score(b, b["answer"]).correct
+            steps = b["answer"].split("</reasoning>")[0].removeprefix("<reasoning>\n")
+            for line in steps.splitlines():
+                parts = line.split(" = ")
+                if len(parts) < 2:
+                    continue
+                lhs, rhs = parts[-2].split(": ")[-1], parts[-1]
+                if set(lhs) <= ARITHMETIC and set(rhs) <= ARITHMETIC and lhs.strip() and rhs.strip():
+                    assert eval(lhs) == eval(rhs), (name, line)  # noqa: S307 (our own digits and operators)
+                    checked += 1
+    assert checked or name in ("gray_code_rank", "staircase_nim_move"), (name, "some step is arithmetic")

@@ -40,18 +40,36 @@ class BrokenStairsWays(CountEnv):
         n = self.size(difficulty)
         steps = sorted(rng.sample(range(1, 5), rng.randint(2, 3)))
         broken = sorted(s for s in range(1, n) if rng.random() < 0.15)
-        ways, bad = [1] + [0] * n, set(broken)
-        for i in range(1, n + 1):
-            ways[i] = 0 if i in bad else sum(ways[i - s] for s in steps if s <= i)
+        ways = stair_ways(n, steps, broken)
         if ways[n] == 0:
             raise Retry
         return _answer({"n": n, "steps": steps, "broken": broken, "count": ways[n]})
+
+    def explain(self, problem):
+        """ways(i) = sum of ways(i - s) over the step lengths s, 0 on a broken stair."""
+        ways, lines = stair_ways(problem["n"], problem["steps"], problem["broken"]), ["ways(0) = 1"]
+        for i in range(1, problem["n"] + 1):
+            if i in problem["broken"]:
+                lines.append(f"stair {i} is broken: ways({i}) = 0")
+            elif i < min(problem["steps"]):
+                lines.append(f"no step reaches stair {i} from below: ways({i}) = 0")
+            else:
+                terms = [ways[i - s] for s in problem["steps"] if s <= i]
+                lines.append(f"ways({i}) = {' + '.join(map(str, terms))} = {ways[i]}")
+        return "\n".join(lines)
 
     def prompt(self, problem):
         return ask(f"A staircase has {problem['n']} stairs above the floor (stair 0). In one move you climb exactly "
                    f"one of {', '.join(map(str, problem['steps']))} stairs. Broken stairs, where you must never land: "
                    f"{', '.join(map(str, problem['broken'])) or 'none'}.\n\nIn how many different sequences of moves "
                    f"can you go from stair 0 to stair {problem['n']} exactly?", COUNT_FORMAT)
+
+
+def stair_ways(n: int, steps, broken) -> list[int]:
+    ways, bad = [1] + [0] * n, set(broken)
+    for i in range(1, n + 1):
+        ways[i] = 0 if i in bad else sum(ways[i - s] for s in steps if s <= i)
+    return ways
 
 
 class SubsetSumCounting(CountEnv):
@@ -172,6 +190,13 @@ class DecodeWaysCounting(CountEnv):
             raise Retry
         return _answer({"s": s, "count": count})
 
+    def explain(self, problem):
+        """Prefix by prefix: the last letter is one digit (not 0) or two digits (10..26)."""
+        s, lines = problem["s"], ["ways(empty prefix) = 1"]
+        for i, (one, two, total) in enumerate(decode_table(s), 1):
+            lines.append(f"ways({s[:i]}) = {one} + {two} = {total}")
+        return "\n".join(lines)
+
     def prompt(self, problem):
         return ask(f"Letters are encoded as numbers: A = 1, B = 2, ..., Z = 26, and a message is written as the "
                    f"concatenation of its letters' numbers. How many different messages encode to the digit string "
@@ -179,11 +204,18 @@ class DecodeWaysCounting(CountEnv):
 
 
 def decode_ways(s: str) -> int:
-    prev, cur = 1, 1  # ways for s[:i-1], s[:i]
+    return decode_table(s)[-1][2]
+
+
+def decode_table(s: str) -> list[tuple[int, int, int]]:
+    """Per prefix s[:i]: (ways ending in a one-digit letter, in a two-digit letter, total)."""
+    rows, prev, cur = [], 1, 1  # totals for s[:i-1], s[:i]
     for i in range(1, len(s) + 1):
-        nxt = (cur if s[i - 1] != "0" else 0) + (prev if i >= 2 and 10 <= int(s[i - 2:i]) <= 26 else 0)
-        prev, cur = cur, nxt
-    return cur
+        one = cur if s[i - 1] != "0" else 0
+        two = prev if i >= 2 and 10 <= int(s[i - 2:i]) <= 26 else 0
+        prev, cur = cur, one + two
+        rows.append((one, two, cur))
+    return rows
 
 
 class PalindromicSubsequencesCounting(CountEnv):
@@ -319,6 +351,16 @@ class RencontresNumber(_PermutationTriangle):
         for m in range(2, n - k + 1):
             der.append((m - 1) * (der[-1] + der[-2]))
         return math.comb(n, k) * der[n - k]
+
+    def explain(self, problem):
+        """Choose the k fixed points, derange the rest: D(m) = (m - 1) (D(m - 1) + D(m - 2))."""
+        n, k = problem["n"], problem["k"]
+        der, lines = [1, 0], ["D(0) = 1", "D(1) = 0"]
+        for m in range(2, n - k + 1):
+            der.append((m - 1) * (der[-1] + der[-2]))
+            lines.append(f"D({m}) = {m - 1} * ({der[-2]} + {der[-3]}) = {der[-1]}")
+        lines.append(f"C({n}, {k}) * D({n - k}) = {math.comb(n, k)} * {der[n - k]} = {problem['count']}")
+        return "\n".join(lines)
 
     def prompt(self, problem):
         return ask(f"How many permutations p of 1..{problem['n']} have exactly {problem['k']} fixed points "
@@ -711,6 +753,14 @@ class LabeledTreesDegreeSequence(CountEnv):
             count //= math.factorial(x - 1)
         return _answer({"deg": deg, "count": count})
 
+    def explain(self, problem):
+        """Each vertex appears deg - 1 times in the Prufer sequence of length n - 2."""
+        deg = problem["deg"]
+        facts = " * ".join(f"{math.factorial(x - 1)}" for x in deg)
+        return (f"Prufer sequences of length {len(deg) - 2} with vertex i used d_i - 1 times: "
+                f"{len(deg) - 2}! / ({' * '.join(f'{x - 1}!' for x in deg)})\n"
+                f"{math.factorial(len(deg) - 2)} // ({facts}) = {problem['count']}")
+
     def prompt(self, problem):
         deg = problem["deg"]
         return ask(f"How many different trees on the labelled vertices 1..{len(deg)} give vertex i exactly the degree "
@@ -736,12 +786,25 @@ class StandardYoungTableaux(CountEnv):
         shape.sort(reverse=True)
         if len(shape) == 1 or shape[0] == 1:
             raise Retry
-        cols = [sum(p > c for p in shape) for c in range(shape[0])]
-        hooks = math.prod(shape[r] - c + cols[c] - r - 1 for r in range(len(shape)) for c in range(shape[r]))
+        hooks = math.prod(x for row in hook_lengths(shape) for x in row)
         return _answer({"shape": shape, "count": math.factorial(sum(shape)) // hooks})
+
+    def explain(self, problem):
+        """The hook length formula: n! over the product of all hook lengths."""
+        rows = hook_lengths(problem["shape"])
+        lines = [f"hook lengths of row {r + 1}: {' '.join(map(str, row))}" for r, row in enumerate(rows)]
+        prod = " * ".join(str(x) for row in rows for x in row)
+        lines.append(f"{math.factorial(sum(problem['shape']))} // ({prod}) = {problem['count']}")
+        return "\n".join(lines)
 
     def prompt(self, problem):
         shape, n = problem["shape"], sum(problem["shape"])
         return ask(f"A Young diagram has rows of lengths {', '.join(map(str, shape))} (left-aligned, top to bottom). "
                    f"How many ways are there to fill its {n} cells with 1..{n}, each once, so that numbers increase "
                    "left to right along every row and top to bottom down every column?", COUNT_FORMAT)
+
+
+def hook_lengths(shape: list[int]) -> list[list[int]]:
+    """Cells to the right + cells below + 1, per cell of the Young diagram."""
+    cols = [sum(p > c for p in shape) for c in range(shape[0])]
+    return [[shape[r] - c + cols[c] - r - 1 for c in range(shape[r])] for r in range(len(shape))]

@@ -188,16 +188,27 @@ class HouseRobberCircular(_OptEnv):
         return {"a": [rng.randint(1, 50) for _ in range(self.size(difficulty))]}
 
     def solve(self, p):
-        def line(xs):
-            take = skip = 0
-            for x in xs:
-                take, skip = skip + x, max(take, skip)
-            return max(take, skip)
-
         a = p["a"]
-        return max(line(a[1:]), line(a[:-1]))
+        return max(_rob_line(a[1:])[-1], _rob_line(a[:-1])[-1])
+
+    def explain(self, problem):
+        """The first and last house are never both taken: solve the line without one, then the other."""
+        a, lines = problem["a"], []
+        for label, xs in (("without the first house", a[1:]), ("without the last house", a[:-1])):
+            lines.append(f"{label}, best so far: {' '.join(map(str, _rob_line(xs)))}")
+        lines.append(f"max({_rob_line(a[1:])[-1]}, {_rob_line(a[:-1])[-1]}) = {problem['value']}")
+        return "\n".join(lines)
 
     def prompt(self, problem):
         return ask(f"Houses stand in a circle holding the values {' '.join(map(str, problem['a']))} (the last house is "
                    "next to the first). Choose houses so that no two chosen houses are next to each other. What is "
                    "the largest possible total value?", INT_FORMAT)
+
+
+def _rob_line(xs) -> list[int]:
+    """Best totals of the prefixes of a row with no two neighbours taken."""
+    best, take, skip = [], 0, 0
+    for x in xs:
+        take, skip = skip + x, max(take, skip)
+        best.append(max(take, skip))
+    return best or [0]

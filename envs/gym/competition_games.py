@@ -114,6 +114,17 @@ class StaircaseNimMove(_MoveEnv):
         i = next(i for i in range(0, len(coins), 2) if coins[i] ^ x < coins[i])
         return {"coins": coins}, f"{i + 1} {coins[i] - (coins[i] ^ x)}"
 
+    def explain(self, problem):
+        """Only odd stairs matter (moves from even stairs can be undone): play Nim on them."""
+        c = problem["coins"]
+        odd = c[0::2]
+        x = 0
+        for v in odd:
+            x ^= v
+        i = next(i for i in range(0, len(c), 2) if c[i] ^ x < c[i])
+        return (f"odd stairs 1, 3, 5, ... hold {' '.join(map(str, odd))}; their XOR is {x}\n"
+                f"stair {i + 1}: {c[i]} XOR {x} = {c[i] ^ x} < {c[i]}, so move {c[i] - (c[i] ^ x)} coins down")
+
     def prompt(self, problem):
         stairs = ", ".join(f"stair {i + 1}: {c}" for i, c in enumerate(problem["coins"]))
         return ask(f"Coins lie on a staircase ({stairs}; stair 0 is the floor). Two players alternate; a move takes any "

@@ -69,6 +69,17 @@ class DivisorCountOfProduct(CountEnv):
             total += factorize(x)
         return _count({"xs": xs, "count": math.prod(e + 1 for e in total.values())})
 
+    def explain(self, problem):
+        """Merge the factorisations; a divisor picks each prime's exponent from 0..e."""
+        total, lines = Counter(), []
+        for x in problem["xs"]:
+            f = factorize(x)
+            total += f
+            lines.append(f"{x} = " + " * ".join(f"{p}^{e}" for p, e in sorted(f.items())))
+        lines.append("N = " + " * ".join(f"{p}^{e}" for p, e in sorted(total.items())))
+        lines.append(" * ".join(f"({e} + 1)" for _, e in sorted(total.items())) + f" = {problem['count']}")
+        return "\n".join(lines)
+
     def prompt(self, problem):
         return ask(f"Let N = {' * '.join(map(str, problem['xs']))}. How many positive divisors does N have?",
                    COUNT_FORMAT)
@@ -152,13 +163,23 @@ class TotalSetBits(CountEnv):
 
     def build(self, rng, difficulty):
         n = rng.randint(1 << (self.size(difficulty) - 1), (1 << self.size(difficulty)) - 1)
-        total = sum((n + 1) // (2 << b) * (1 << b) + max(0, (n + 1) % (2 << b) - (1 << b))
-                    for b in range(n.bit_length()))
-        return _count({"n": n, "count": total})
+        return _count({"n": n, "count": sum(bit_column(n, b) for b in range(n.bit_length()))})
+
+    def explain(self, problem):
+        """Bit b is 1 in 2^b of every 2^(b+1) consecutive numbers, counting 0..N."""
+        n = problem["n"]
+        lines = [f"bit {b}: {n + 1} // {2 << b} * {1 << b} + max(0, {n + 1} % {2 << b} - {1 << b}) = "
+                 f"{bit_column(n, b)}" for b in range(n.bit_length())]
+        return "\n".join(lines + [f"total: {problem['count']}"])
 
     def prompt(self, problem):
         return ask(f"Write every integer from 1 to {problem['n']} in binary. How many 1 digits are written in total?",
                    COUNT_FORMAT)
+
+
+def bit_column(n: int, b: int) -> int:
+    """How many of 0..n have bit b set."""
+    return (n + 1) // (2 << b) * (1 << b) + max(0, (n + 1) % (2 << b) - (1 << b))
 
 
 class SumOfRemainders(CountEnv):
@@ -278,6 +299,14 @@ class ConsecutiveSumRepresentations(CountEnv):
         count = math.prod(e + 1 for p, e in factorize(n).items() if p != 2)
         return _count({"n": n, "count": count})
 
+    def explain(self, problem):
+        """k consecutive numbers from a sum to n iff n = k (2a + k - 1) / 2: one way per odd divisor."""
+        f = factorize(problem["n"])
+        odd = sorted((p, e) for p, e in f.items() if p != 2)
+        return (f"{problem['n']} = " + " * ".join(f"{p}^{e}" for p, e in sorted(f.items())) + "\n"
+                "one way per odd divisor; odd divisors: " + (" * ".join(f"({e} + 1)" for _, e in odd) or "1")
+                + f" = {problem['count']}")
+
     def prompt(self, problem):
         return ask(f"In how many ways can {problem['n']} be written as a sum of one or more consecutive positive "
                    f"integers? ({problem['n']} by itself counts as one way.)", COUNT_FORMAT)
@@ -295,14 +324,25 @@ class CollatzSteps(IntEnv):
 
     def build(self, rng, difficulty):
         n = rng.randint(10 ** (self.size(difficulty) - 1), 10 ** self.size(difficulty) - 1)
-        x, steps = n, 0
-        while x != 1:
-            x, steps = (x // 2 if x % 2 == 0 else 3 * x + 1), steps + 1
-        return _value({"n": n, "value": steps})
+        return _value({"n": n, "value": len(collatz(n)) - 1})
+
+    def explain(self, problem):
+        """One line per replacement."""
+        seq = collatz(problem["n"])
+        lines = [f"{x} // 2 = {y}" if x % 2 == 0 else f"3 * {x} + 1 = {y}" for x, y in zip(seq, seq[1:])]
+        return "\n".join(lines + [f"{len(seq) - 1} replacements."])
 
     def prompt(self, problem):
         return ask(f"Start from {problem['n']} and repeatedly replace n by n / 2 if n is even or by 3n + 1 if n is "
                    "odd. How many replacements are made until the number first becomes 1?", INT_FORMAT)
+
+
+def collatz(n: int) -> list[int]:
+    seq = [n]
+    while seq[-1] != 1:
+        x = seq[-1]
+        seq.append(x // 2 if x % 2 == 0 else 3 * x + 1)
+    return seq
 
 
 class FrobeniusNumber(IntEnv):

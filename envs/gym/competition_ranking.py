@@ -111,17 +111,27 @@ class GrayCodeRank(IntEnv):
 
     def build(self, rng, difficulty):
         code = "".join(rng.choice("01") for _ in range(self.size(difficulty)))
-        rank, acc = 0, 0
-        for c in code:
-            acc ^= int(c)
-            rank = 2 * rank + acc
+        rank = int(gray_decode(code), 2)
         return {"code": code, "value": rank}, str(rank)
+
+    def explain(self, problem):
+        """Bit i of the rank is the XOR of the code's first i + 1 bits."""
+        bits = gray_decode(problem["code"])
+        return f"prefix XORs of {problem['code']}: {bits}\nbinary {bits} = {problem['value']}"
 
     def prompt(self, problem):
         m = len(problem["code"])
         return ask(f"The reflected binary Gray code of length {m} lists all {m}-bit strings so that neighbours differ "
                    f"in one bit: G(0) = {'0' * m}, and G(i) = i XOR (i >> 1) written with {m} bits. For which i is "
                    f"G(i) = {problem['code']}?", INT_FORMAT)
+
+
+def gray_decode(code: str) -> str:
+    out, acc = [], 0
+    for c in code:
+        acc ^= int(c)
+        out.append(str(acc))
+    return "".join(out)
 
 
 class KthLexicographicNumber(IntEnv):

@@ -85,15 +85,27 @@ class TreeTopologicalOrderings(_TreeCount):
     name = "tree_topological_orderings"
 
     def count(self, p):
-        order, parent = rooted_order(p["n"], p["edges"])
-        size = [1] * (p["n"] + 1)
-        for v in reversed(order[1:]):
-            size[parent[v]] += size[v]
-        return math.factorial(p["n"]) // math.prod(size[1:])
+        return math.factorial(p["n"]) // math.prod(subtree_sizes(p)[1:])
+
+    def explain(self, problem):
+        """Each vertex must come first among its subtree: n! / product of subtree sizes."""
+        size = subtree_sizes(problem)
+        lines = [f"subtree size of {v}: {size[v]}" for v in range(1, problem["n"] + 1)]
+        lines.append(f"{math.factorial(problem['n'])} // ({' * '.join(map(str, size[1:]))}) = {problem['count']}")
+        return "\n".join(lines)
 
     def prompt(self, problem):
         return ask(f"{self.tree(problem)} Root it at vertex 1.\n\nIn how many orders can all vertices be listed so "
                    "that every vertex comes after its parent?", COUNT_FORMAT)
+
+
+def subtree_sizes(p: dict, root: int = 1) -> list[int]:
+    order, parent = rooted_order(p["n"], p["edges"], root)
+    size = [1] * (p["n"] + 1)
+    size[0] = 0
+    for v in reversed(order[1:]):
+        size[parent[v]] += size[v]
+    return size
 
 
 class TreeConnectedSubsetsCounting(_TreeCount):
