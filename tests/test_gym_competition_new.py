@@ -626,3 +626,55 @@ def test_worked_solutions_are_true_arithmetic_and_opt_in(name):
                     assert eval(lhs) == eval(rhs), (name, line)  # noqa: S307 (our own digits and operators)
                     checked += 1
     assert checked or name in ("gray_code_rank", "staircase_nim_move"), (name, "some step is arithmetic")
+
+
+# ---------------------------------------------------------------------------- later additions
+
+def binary_trees(n):
+    """Every binary tree with n nodes as nested (left, right) tuples, None for empty."""
+    if n == 0:
+        return [None]
+    return [(left, right) for k in range(n) for left in binary_trees(k) for right in binary_trees(n - 1 - k)]
+
+
+def height(t):
+    return -1 if t is None else 1 + max(height(t[0]), height(t[1]))
+
+
+def canonical(v, kids):
+    return "(" + "".join(sorted(canonical(c, kids) for c in kids[v])) + ")"
+
+
+def test_later_additions_match_brute_force():
+    for p, rec in problems("bounded_height_binary_trees", (0, 1, 2)):
+        assert sum(height(t) <= p["h"] for t in binary_trees(p["n"])) == int(gold(rec)), p
+    for p, rec in problems("increasing_grid_paths_counting", (0,)):
+        g = p["grid"]
+        cells = [(i, j) for i in range(len(g)) for j in range(len(g[0]))]
+
+        def paths_from(i, j):
+            return 1 + sum(paths_from(a, b) for a, b in ((i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1))
+                           if (a, b) in cells and g[a][b] > g[i][j])
+
+        assert sum(paths_from(*c) for c in cells) == int(gold(rec)), p
+    for p, rec in problems("longest_bitonic_subsequence", (0,)):
+        a = p["a"]
+        best = 0
+        for m in masks(a):
+            xs = [a[i] for i in m]
+            peak = xs.index(max(xs)) if xs else 0
+            if all(x < y for x, y in zip(xs[:peak], xs[1:peak + 1])) and all(x > y for x, y in zip(xs[peak:], xs[peak + 1:])):
+                best = max(best, len(xs))
+        assert best == int(gold(rec)), p
+    for p, rec in problems("max_product_subarray", (0, 1)):
+        a = p["a"]
+        assert max(math.prod(a[i:j]) for i in range(len(a)) for j in range(i + 1, len(a) + 1)) == int(gold(rec))
+    for p, rec in problems("distinct_subtree_shapes", (0, 1)):
+        d = floyd(p["n"], p["edges"])
+        kids = {v: [u for u in range(1, p["n"] + 1) if d[v][u] == 1 and d[1][u] == d[1][v] + 1]
+                for v in range(1, p["n"] + 1)}
+        assert len({canonical(v, kids) for v in kids}) == int(gold(rec)), p
+    for p, rec in problems("kth_distinct_substring", (0, 1)):
+        s = p["s"]
+        subs = sorted({s[i:j] for i in range(len(s)) for j in range(i + 1, len(s) + 1)})
+        assert subs[p["k"] - 1] == gold(rec)

@@ -524,7 +524,8 @@ class DigraphWalksCounting(CountEnv):
     """Walks of exactly L steps from u to v in a directed graph. d: 4 + d // 3 vertices with
     edge probability 0.35, L = d + 4. Reward: count ratio^10 (our choice, after rlve line 43's
     formula). Own problem: walks may repeat vertices and edges (dag_path_counting counts paths
-    of any length in an acyclic graph)."""
+    of any length in an acyclic graph); one entry of A^L, found by a DP over L steps, where
+    matrix_power asks for the whole power of a given small matrix."""
 
     name = "digraph_walks_counting"
 
@@ -736,7 +737,8 @@ class SubarraysGcdCounting(_SubarrayCount):
 class LabeledTreesDegreeSequence(CountEnv):
     """Labelled trees on n vertices where vertex i has a given degree (Prufer: (n-2)! / prod
     (deg_i - 1)!). d: n = d + 4, degrees of a random tree. Reward: count ratio^10 (our choice,
-    after rlve line 43's formula). Own problem: a multinomial over Prufer sequences."""
+    after rlve line 43's formula). Own problem: the count of trees, which the Prufer bijection
+    turns into a multinomial (a multinomial coefficient given as such is another problem)."""
 
     name = "labeled_trees_degree_sequence"
 
@@ -802,6 +804,63 @@ class StandardYoungTableaux(CountEnv):
         return ask(f"A Young diagram has rows of lengths {', '.join(map(str, shape))} (left-aligned, top to bottom). "
                    f"How many ways are there to fill its {n} cells with 1..{n}, each once, so that numbers increase "
                    "left to right along every row and top to bottom down every column?", COUNT_FORMAT)
+
+
+class BoundedHeightBinaryTrees(CountEnv):
+    """Binary trees (each child left or right) with n nodes and height at most h (height of a
+    single node 0). d: n = d + 4, h in [floor(log2 n), n - 1]. Reward: count ratio^10
+    (our choice, after rlve line 43's formula). Own problem: the height of a binary tree, not of
+    a Dyck path (dyck_paths_bounded_height bounds the plane tree's height under the other
+    bijection)."""
+
+    name = "bounded_height_binary_trees"
+
+    def size(self, difficulty):
+        return difficulty + 4
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        h = rng.randint(n.bit_length() - 1, n - 1)  # below floor(log2 n) no tree fits
+        trees = [[1] * (h + 2)]  # trees[m][j]: m nodes, height <= j - 1 (j = 0: empty only)
+        for m in range(1, n + 1):
+            trees.append([0] + [sum(trees[k][j - 1] * trees[m - 1 - k][j - 1] for k in range(m))
+                                for j in range(1, h + 2)])
+        if trees[n][h + 1] == 0:
+            raise Retry
+        return _answer({"n": n, "h": h, "count": trees[n][h + 1]})
+
+    def prompt(self, problem):
+        return ask(f"How many binary trees with {problem['n']} nodes have height at most {problem['h']}? Every node "
+                   "has an optional left child and an optional right child (a lone left child differs from a lone "
+                   "right child); the height is the number of edges on the longest path from the root down to a "
+                   "node.", COUNT_FORMAT)
+
+
+class IncreasingGridPathsCounting(CountEnv):
+    """Strictly increasing paths in a grid of numbers: sequences of cells, each next cell a side
+    neighbour with a larger value, of any length >= 1. d: a (d // 2 + 3) x (d // 2 + 4) grid of
+    values 1..9. Reward: count ratio^10 (our choice, after rlve line 43's formula). Own problem:
+    a DP over cells in value order (the grid path envs walk right/down only)."""
+
+    name = "increasing_grid_paths_counting"
+
+    def size(self, difficulty):
+        return difficulty // 2 + 3
+
+    def build(self, rng, difficulty):
+        r, c = self.size(difficulty), self.size(difficulty) + 1
+        grid = [[rng.randint(1, 9) for _ in range(c)] for _ in range(r)]
+        ending = {}  # paths ending at a cell: 1 + those ending at a smaller neighbour
+        for v, i, j in sorted((grid[i][j], i, j) for i in range(r) for j in range(c)):
+            ending[i, j] = 1 + sum(ending[a, b] for a, b in ((i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1))
+                                   if 0 <= a < r and 0 <= b < c and grid[a][b] < v)
+        return _answer({"grid": grid, "count": sum(ending.values())})
+
+    def prompt(self, problem):
+        rows = "\n".join(" ".join(map(str, row)) for row in problem["grid"])
+        return ask(f"Grid:\n{rows}\n\nA path is a sequence of one or more cells, each next cell sharing a side with "
+                   "the previous one and holding a strictly larger number. How many paths are there (a single cell "
+                   "counts)?", COUNT_FORMAT)
 
 
 def hook_lengths(shape: list[int]) -> list[list[int]]:

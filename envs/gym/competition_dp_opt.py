@@ -7,7 +7,8 @@ chain order, coin change, grid path sums, edit distance, LIS, LCS) have other re
 burst balloons (an interval DP over the last balloon burst), merging adjacent piles (an interval
 DP with prefix-sum costs), painting houses with no two neighbours alike (a DP over the previous
 colour), the longest common increasing subsequence (a combined LIS/LCS table), the longest zigzag
-subsequence (up/down states) and robbing houses on a circle (two linear passes). (k stock
+subsequence (up/down states), robbing houses on a circle (two linear passes), the longest bitonic
+subsequence (LIS from both sides) and the largest subarray product (signs flip the order). (k stock
 transactions and the jump game were dropped here: the parallel branches h/envmath28 and
 h/envalgo28 add stock_k_transactions and jump_game.)
 """
@@ -58,7 +59,9 @@ class BurstBalloons(_OptEnv):
 
 class StoneMergingMinCost(_OptEnv):
     """Merge adjacent piles until one is left; merging costs the merged pile's size; the least
-    total cost. d: d + 4 piles of 1..30 stones. Reward: -1 unparsable, 1 exact, else 0."""
+    total cost. d: d + 4 piles of 1..30 stones. Reward: -1 unparsable, 1 exact, else 0. Own
+    problem: only adjacent piles merge (merging any two is Huffman's greedy,
+    huffman_code_length), so an interval DP is needed."""
 
     name = "stone_merging_min_cost"
 
@@ -203,6 +206,63 @@ class HouseRobberCircular(_OptEnv):
         return ask(f"Houses stand in a circle holding the values {' '.join(map(str, problem['a']))} (the last house is "
                    "next to the first). Choose houses so that no two chosen houses are next to each other. What is "
                    "the largest possible total value?", INT_FORMAT)
+
+
+class LongestBitonicSubsequence(_OptEnv):
+    """The longest subsequence that strictly increases and then strictly decreases (either part
+    may be empty). d: 3d + 8 values from 1..2d + 10. Reward: -1 unparsable, 1 exact, else 0.
+    Own problem: an LIS from each side meeting at a peak."""
+
+    name = "longest_bitonic_subsequence"
+
+    def size(self, difficulty):
+        return 3 * difficulty + 8
+
+    def draw(self, rng, difficulty):
+        return {"a": [rng.randint(1, 2 * difficulty + 10) for _ in range(self.size(difficulty))]}
+
+    def solve(self, p):
+        a = p["a"]
+        up, down = [], []
+        for i, y in enumerate(a):
+            up.append(1 + max((up[j] for j in range(i) if a[j] < y), default=0))
+        for i in range(len(a) - 1, -1, -1):
+            down.append(1 + max((down[len(a) - 1 - j] for j in range(i + 1, len(a)) if a[j] < a[i]), default=0))
+        down.reverse()
+        return max(u + w - 1 for u, w in zip(up, down))
+
+    def prompt(self, problem):
+        return ask(f"Sequence: {' '.join(map(str, problem['a']))}\n\nWhat is the length of the longest subsequence "
+                   "(elements kept in order, not necessarily adjacent) that first strictly increases and then "
+                   "strictly decreases? A purely increasing or purely decreasing subsequence also counts.",
+                   INT_FORMAT)
+
+
+class MaxProductSubarray(_OptEnv):
+    """The largest product of a non-empty contiguous subarray of integers (negatives and zeros
+    included: keep the largest and the smallest product ending at each position). d: 2d + 8
+    values from -6..6. Reward: -1 unparsable, 1 exact, else 0. Own problem: signs flip the
+    order, unlike max_subarray_sum."""
+
+    name = "max_product_subarray"
+
+    def size(self, difficulty):
+        return 2 * difficulty + 8
+
+    def draw(self, rng, difficulty):
+        return {"a": [rng.randint(-6, 6) for _ in range(self.size(difficulty))]}
+
+    def solve(self, p):
+        a = p["a"]
+        hi = lo = best = a[0]
+        for x in a[1:]:
+            hi, lo = max(x, hi * x, lo * x), min(x, hi * x, lo * x)
+            best = max(best, hi)
+        return best
+
+    def prompt(self, problem):
+        return ask(f"Array: {' '.join(map(str, problem['a']))}\n\nWhat is the largest product of the elements of a "
+                   "non-empty contiguous subarray?", INT_FORMAT)
 
 
 def _rob_line(xs) -> list[int]:

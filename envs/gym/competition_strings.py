@@ -12,7 +12,7 @@ the smallest period (prefix function; a number, not the prefix-function array), 
 palindrome by prepending (a palindromic prefix), the number of dictionary segmentations (a count,
 not the fewest words), interleavings of two strings, anagram windows, the smallest subsequence
 with each letter once (a monotonic stack) and the smallest number after deleting k digits
-(another stack greedy, on digits with leading zeros). (Lyndon factorization, minimum palindrome
+(another stack greedy, on digits with leading zeros), and the k-th distinct substring. (Lyndon factorization, minimum palindrome
 cuts and the longest repeat were dropped here: the parallel branch h/envalgo28 adds them.)
 """
 from __future__ import annotations
@@ -267,3 +267,25 @@ class RemoveKDigits(IntEnv):
                    "order, to make the resulting number as small as possible (leading zeros are allowed and then "
                    "ignored). What is that number?", "Give the number without leading zeros, e.g. "
                    "<answer>1024</answer>.")
+
+
+class KthDistinctSubstring(_StringAnswer):
+    """The k-th smallest (lexicographic, 1-based) among the distinct non-empty substrings of S.
+    d: length 2d + 8 over AB. Reward: -1 for characters other than A and B, 1 exact, else 0.
+    Own problem: ranks the set that distinct_substrings_counting only counts."""
+
+    name = "kth_distinct_substring"
+
+    def size(self, difficulty):
+        return 2 * difficulty + 8
+
+    def build(self, rng, difficulty):
+        s = word(rng, self.size(difficulty))
+        subs = sorted({s[i:j] for i in range(len(s)) for j in range(i + 1, len(s) + 1)})
+        k = rng.randint(1, len(subs))
+        return {"s": s, "k": k, "out": subs[k - 1]}, subs[k - 1]
+
+    def prompt(self, problem):
+        return ask(f"S = {problem['s']}\n\nSort the distinct non-empty contiguous substrings of S in dictionary order "
+                   f"(A before B, a prefix before its extensions). Which substring is number {problem['k']} (counting "
+                   "from 1)?", "Give the substring, e.g. <answer>ABBA</answer>.")

@@ -427,3 +427,35 @@ class TreePrecoloredColorings(_TreeCount):
         fixed = ", ".join(f"vertex {v} has colour {c}" for v, c in sorted(problem["fixed"].items(), key=lambda t: int(t[0])))
         return ask(f"{self.tree(problem)}\n\nColour every vertex with one of the colours 1..{problem['k']} so that "
                    f"adjacent vertices differ and {fixed}. How many such colourings are there?", COUNT_FORMAT)
+
+
+class DistinctSubtreeShapes(IntEnv):
+    """How many different shapes the subtrees of a rooted tree have (rooted, unordered: children
+    may be permuted; AHU canonical names). d: n = 2d + 6, root 1. Reward: -1 unparsable, 1
+    exact, else 0. Own problem: rooted-tree isomorphism classes (graph_isomorphism asks for one
+    mapping between two graphs)."""
+
+    name = "distinct_subtree_shapes"
+    category = "competition"
+
+    def size(self, difficulty):
+        return 2 * difficulty + 6
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        edges = random_tree(rng, n)
+        order, parent = rooted_order(n, edges)
+        kids = [[] for _ in range(n + 1)]
+        for v in order[1:]:
+            kids[parent[v]].append(v)
+        ids: dict[tuple, int] = {}
+        shape = [0] * (n + 1)
+        for v in reversed(order):  # children before parents
+            shape[v] = ids.setdefault(tuple(sorted(shape[c] for c in kids[v])), len(ids))
+        return {"n": n, "edges": edges, "value": len(ids)}, str(len(ids))
+
+    def prompt(self, problem):
+        return ask(f"A tree has vertices 1..{problem['n']} and edges {edge_text(problem['edges'])}. Root it at vertex "
+                   "1; every vertex v has a subtree (v and everything below it). Two subtrees have the same shape if "
+                   "one becomes the other by reordering children at any vertices (labels ignored). How many "
+                   "different shapes occur among the subtrees of all vertices?", INT_FORMAT)
