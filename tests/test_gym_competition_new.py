@@ -341,6 +341,17 @@ def brute_number(name, p):
         return sum(math.gcd(k, i) == 1 for i in range(1, n + 1) for k in range(1, i + 1))
     if name == "goldbach_partitions":
         return sum(is_prime_slow(a) and is_prime_slow(n - a) for a in range(2, n // 2 + 1))
+    if name == "palindromic_numbers_counting":
+        return sum(str(x) == str(x)[::-1] for x in range(1, n + 1))
+    if name == "k_set_bits_counting":
+        return sum(bin(x).count("1") == p["k"] for x in range(1, n + 1))
+    if name == "binomial_prime_exponent":
+        c, e = math.comb(n, p["k"]), 0
+        while c % p["p"] == 0:
+            c, e = c // p["p"], e + 1
+        return e
+    if name == "no_adjacent_equal_digits_counting":
+        return sum(all(a != b for a, b in zip(str(x), str(x)[1:])) for x in range(1, n + 1))
     if name == "perfect_powers_counting":
         return len({m ** k for m in range(1, math.isqrt(n) + 1) for k in range(2, 60) if m ** k <= n})
     raise KeyError(name)
@@ -349,7 +360,8 @@ def brute_number(name, p):
 NUMBERS = ["divisor_count_of_product", "nondecreasing_digits_counting", "digit_occurrences_count", "total_set_bits",
            "sum_of_remainders", "squarefree_counting", "factorial_last_nonzero_digit", "pisano_period",
            "consecutive_sum_representations", "frobenius_number", "totient_summatory", "goldbach_partitions",
-           "perfect_powers_counting"]
+           "perfect_powers_counting", "palindromic_numbers_counting", "k_set_bits_counting",
+           "binomial_prime_exponent", "no_adjacent_equal_digits_counting"]
 
 
 @pytest.mark.parametrize("name", NUMBERS)

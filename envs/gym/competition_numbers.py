@@ -10,9 +10,11 @@ Here: the divisor count of a product (merged factorisations), digit DPs for non-
 and for occurrences of one digit, the popcount total, the remainder sum (floor blocks), square-free
 counts (Moebius over squares), the last non-zero digit of n!, Pisano periods, odd-divisor counts
 (consecutive sums), Collatz lengths, the Frobenius number (shortest paths over residues), the
-totient summatory function (a sieve), Goldbach partitions and perfect powers (Moebius over
-exponents). (Zeckendorf, Calkin-Wilf and Farey-neighbour envs were dropped here: the parallel
-branch h/envmath28 adds the same problems.)
+totient summatory function (a sieve), Goldbach partitions, perfect powers (Moebius over
+exponents), palindromic numbers (first halves), numbers with k one bits (binomials along the
+bits), Kummer's carries for the prime exponent of a binomial coefficient, and numbers with no
+two neighbouring digits equal. (Zeckendorf, Calkin-Wilf and Farey-neighbour envs were dropped
+here: the parallel branch h/envmath28 adds the same problems.)
 """
 from __future__ import annotations
 
@@ -462,3 +464,124 @@ def perfect_powers(n: int) -> int:
 def _mobius(k: int) -> int:
     f = factorize(k)
     return 0 if any(e > 1 for e in f.values()) else (-1) ** len(f)
+
+
+class PalindromicNumbersCounting(CountEnv):
+    """Integers in [1, N] whose decimal digits read the same backwards (each is fixed by its first
+    half). d: N has d + 3 digits. Reward: count ratio^10 (our choice, after rlve line 43's
+    formula)."""
+
+    name = "palindromic_numbers_counting"
+
+    def size(self, difficulty):
+        return difficulty + 3
+
+    def build(self, rng, difficulty):
+        k = self.size(difficulty)
+        n = rng.randint(10 ** (k - 1), 10 ** k - 1)
+        return _count({"n": n, "count": palindromes_upto(n)})
+
+    def prompt(self, problem):
+        return ask(f"How many integers x with 1 <= x <= {problem['n']} are palindromes in decimal (read the same "
+                   "from both ends, like 7, 44 or 12321)?", COUNT_FORMAT)
+
+
+def palindromes_upto(n: int) -> int:
+    s = str(n)
+    total = sum(9 * 10 ** ((length - 1) // 2) for length in range(1, len(s)))  # shorter lengths
+    half = s[:(len(s) + 1) // 2]
+    total += int(half) - 10 ** (len(half) - 1)  # smaller first halves of the same length
+    mirror = half + half[:len(s) // 2][::-1]
+    return total + (int(mirror) <= n)
+
+
+class KSetBitsCounting(CountEnv):
+    """Integers in [1, N] with exactly k ones in binary (walk N's bits: binomial coefficients
+    for every 1 bit turned to 0). d: N has 2d + 8 bits, k in [1, bit length]. Reward: count
+    ratio^10 (our choice, after rlve line 43's formula). Own problem: a count of numbers with one
+    popcount (total_set_bits sums the popcounts)."""
+
+    name = "k_set_bits_counting"
+
+    def size(self, difficulty):
+        return 2 * difficulty + 8
+
+    def build(self, rng, difficulty):
+        bits = self.size(difficulty)
+        n = rng.randint(1 << (bits - 1), (1 << bits) - 1)
+        k = rng.randint(1, bits)
+        count, ones = 0, 0
+        for i, b in enumerate(bin(n)[2:]):
+            if b == "1":
+                rest = bits - i - 1
+                if k - ones >= 0:
+                    count += math.comb(rest, k - ones)  # this bit 0, any k - ones of the rest
+                ones += 1
+        count += ones == k
+        if count == 0:
+            raise Retry
+        return _count({"n": n, "k": k, "count": count})
+
+    def prompt(self, problem):
+        return ask(f"How many integers x with 1 <= x <= {problem['n']} have exactly {problem['k']} ones in their "
+                   "binary representation?", COUNT_FORMAT)
+
+
+class BinomialPrimeExponent(IntEnv):
+    """The exponent of a prime p in C(n, k): the number of carries when adding k and n - k in
+    base p (Kummer's theorem). d: n with d + 3 digits, p a prime below 50. Reward: -1 unparsable,
+    1 exact, else 0. Own problem: lucas_binomial asks for C(n, k) mod p, factorial_prime_exponent
+    for the exponent in one factorial."""
+
+    name = "binomial_prime_exponent"
+    category = "competition"
+
+    def size(self, difficulty):
+        return difficulty + 3
+
+    def build(self, rng, difficulty):
+        n = rng.randint(10 ** (self.size(difficulty) - 1), 10 ** self.size(difficulty))
+        k, p = rng.randint(1, n - 1), rng.choice(SMALL_PRIMES[:15])
+        a, b, carry, carries = k, n - k, 0, 0
+        while a or b or carry:
+            carry = int(a % p + b % p + carry >= p)
+            carries += carry
+            a, b = a // p, b // p
+        return _value({"n": n, "k": k, "p": p, "value": carries})
+
+    def prompt(self, problem):
+        return ask(f"What is the largest e such that {problem['p']}^e divides the binomial coefficient "
+                   f"C({problem['n']}, {problem['k']})?", INT_FORMAT)
+
+
+class NoAdjacentEqualDigitsCounting(CountEnv):
+    """Integers in [1, N] with no two neighbouring decimal digits equal (a digit DP: 9 choices
+    per free digit). d: N has d + 3 digits. Reward: count ratio^10 (our choice, after rlve line
+    43's formula)."""
+
+    name = "no_adjacent_equal_digits_counting"
+
+    def size(self, difficulty):
+        return difficulty + 3
+
+    def build(self, rng, difficulty):
+        k = self.size(difficulty)
+        n = rng.randint(10 ** (k - 1), 10 ** k - 1)
+        return _count({"n": n, "count": no_adjacent_equal_upto(n)})
+
+    def prompt(self, problem):
+        return ask(f"How many integers x with 1 <= x <= {problem['n']} have no two neighbouring decimal digits equal "
+                   "(like 1213, but not 1223)?", COUNT_FORMAT)
+
+
+def no_adjacent_equal_upto(n: int) -> int:
+    s = str(n)
+    total = sum(9 ** length for length in range(1, len(s)))  # shorter: first digit 1..9, then 9 choices each
+    prev = None
+    for i, ch in enumerate(s):
+        top = int(ch)
+        total += sum(1 for d in range(1 if i == 0 else 0, top) if d != prev) * 9 ** (len(s) - i - 1)
+        if top == prev:
+            return total
+        prev = top
+    return total + 1
