@@ -54,6 +54,15 @@ def rooted_order(n: int, edges, root: int = 1) -> tuple[list[int], list[int]]:
     return order, parent
 
 
+def rooted_children(n: int, edges, root: int = 1) -> tuple[list[int], list[list[int]]]:
+    """BFS order from root and each vertex's children."""
+    order, parent = rooted_order(n, edges, root)
+    children = [[] for _ in range(n + 1)]
+    for v in order[1:]:
+        children[parent[v]].append(v)
+    return order, children
+
+
 def edge_text(edges) -> str:
     return ", ".join(f"{e[0]}-{e[1]}" for e in edges)
 
@@ -163,12 +172,9 @@ class TreeMatchingsCounting(_TreeCount):
     name = "tree_matchings_counting"
 
     def count(self, p):
-        order, parent = rooted_order(p["n"], p["edges"])
+        order, children = rooted_children(p["n"], p["edges"])
         free = [1] * (p["n"] + 1)  # matchings of v's subtree leaving v unmatched
         any_ = [1] * (p["n"] + 1)  # all matchings of v's subtree
-        children = [[] for _ in range(p["n"] + 1)]
-        for v in order[1:]:
-            children[parent[v]].append(v)
         for v in reversed(order):
             f = 1
             for c in children[v]:
@@ -189,10 +195,7 @@ class TreeDominatingSetsCounting(_TreeCount):
     name = "tree_dominating_sets_counting"
 
     def count(self, p):
-        order, parent = rooted_order(p["n"], p["edges"])
-        children = [[] for _ in range(p["n"] + 1)]
-        for v in order[1:]:
-            children[parent[v]].append(v)
+        order, children = rooted_children(p["n"], p["edges"])
         # per vertex: (in the set, out and dominated by a child, out and not yet dominated)
         state = {}
         for v in reversed(order):
@@ -408,11 +411,8 @@ class TreePrecoloredColorings(_TreeCount):
         return problem, gold
 
     def count(self, p):
-        order, parent = rooted_order(p["n"], p["edges"])
+        order, children = rooted_children(p["n"], p["edges"])
         k, ways = p["k"], {}
-        children = [[] for _ in range(p["n"] + 1)]
-        for v in order[1:]:
-            children[parent[v]].append(v)
         for v in reversed(order):
             row = []
             for c in range(1, k + 1):
@@ -444,10 +444,7 @@ class DistinctSubtreeShapes(IntEnv):
     def build(self, rng, difficulty):
         n = self.size(difficulty)
         edges = random_tree(rng, n)
-        order, parent = rooted_order(n, edges)
-        kids = [[] for _ in range(n + 1)]
-        for v in order[1:]:
-            kids[parent[v]].append(v)
+        order, kids = rooted_children(n, edges)
         ids: dict[tuple, int] = {}
         shape = [0] * (n + 1)
         for v in reversed(order):  # children before parents
