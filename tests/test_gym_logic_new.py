@@ -181,3 +181,138 @@ def test_steiner_tree_accepts_any_cheap_connection():
     assert envs.score(rec, "<answer>0 2</answer>").value == -0.5  # not an edge
     rec = env.generate(seed=3, difficulty=2)
     assert full(rec, gold_of(rec))
+
+
+def hand(name: str, p: dict) -> dict:
+    return {"id": f"{name}-hand", "env": name, "difficulty": 0, "answer": None, "prompt": "",
+            "meta": {"seed": 0, "problem": json.dumps(p)}}
+
+
+def value(rec: dict, text: str) -> float:
+    return envs.score(rec, f"<answer>{text}</answer>").value
+
+
+# ---------------------------------------------------------------------------- np_strings.py
+
+def is_subseq(small: str, big: str) -> bool:
+    at = 0
+    for c in small:
+        at = big.find(c, at) + 1
+        if not at:
+            return False
+    return True
+
+
+def test_closest_string_and_common_subsequence():
+    def closest(p, text):
+        return all(sum(a != b for a, b in zip(text, s)) <= p["r"] for s in p["strings"])
+    agree("closest_string", lambda p: ("".join(c) for c in itertools.product("01", repeat=len(p["strings"][0]))),
+          closest)
+
+    def common(p, text):
+        return len(text) >= p["k"] and all(is_subseq(text, s) for s in p["strings"])
+    agree("common_subsequence_many", lambda p: ("".join(c) for r in (p["k"] - 1, p["k"], p["k"] + 1)
+                                                for c in itertools.product("abcd", repeat=r)), common, seeds=range(2))
+
+
+def test_shortest_common_superstring():
+    rec = hand("shortest_common_superstring", {"k": 3, "pieces": ["ab", "ba"]})
+    assert value(rec, "aba") == value(rec, "bab") == 1.0  # two different shortest superstrings
+    assert value(rec, "abba") == pytest.approx((3 / 4) ** 5) and value(rec, "abb") == 0.0
+    assert value(rec, "abz") == -1.0
+
+    def ref(p, text):
+        return len(text) <= p["k"] and all(x in text for x in p["pieces"])
+
+    def edits(p):
+        g = envs.make("shortest_common_superstring").generate(seed=0, difficulty=0)["answer"][8:-9]
+        yield g
+        for i in range(len(g)):
+            yield g[:i] + g[i + 1:]
+            for c in "abc":
+                yield g[:i] + c + g[i + 1:]
+    env = envs.make("shortest_common_superstring")
+    rec = env.generate(seed=0, difficulty=0)
+    for text in edits(problem(rec)):
+        assert full(rec, text) == ref(problem(rec), text), text
+
+
+# ---------------------------------------------------------------------------- np_numbers.py
+
+def test_subset_product_and_zero_one_programming():
+    import math
+
+    def prod(p, text):
+        return math.prod(p["numbers"][int(i)] for i in text.split()) == p["target"]
+    agree("subset_product", lambda p: (join(c) for c in subsets(len(p["numbers"]))), prod, seeds=range(8))
+
+    def ip(p, text):
+        x = list(map(int, text.split()))
+        return all(sum(a * v for a, v in zip(row, x)) == b for row, b in zip(p["a"], p["b"]))
+    agree("zero_one_programming", lambda p: (join(c) for c in itertools.product((0, 1), repeat=len(p["a"][0]))),
+          ip, another=False)
+
+
+def test_numerical_3d_matching():
+    def ref(p, text):
+        nums = list(map(int, text.split()))
+        return all(p["w"][i] + p["x"][j] + p["y"][k] == p["b"] for i, (j, k) in enumerate(zip(nums[::2], nums[1::2])))
+    n = 4
+    agree("numerical_3d_matching", lambda p: ("\n".join(f"{a} {b}" for a, b in zip(px, py))
+                                              for px in itertools.permutations(range(n))
+                                              for py in itertools.permutations(range(n))), ref, another=False)
+
+
+def test_job_shop_schedule_checks_any_schedule():
+    # machine 2 is wanted by both jobs at time 2: either may go first
+    p = {"jobs": [[[0, 1], [1, 1], [2, 1]], [[1, 1], [0, 1], [2, 1]]], "bound": 4}
+    rec = hand("job_shop_schedule", p)
+    assert value(rec, "0 1 2\n0 1 3") == value(rec, "0 1 3\n0 1 2") == 1.0
+    assert value(rec, "0 1 2\n0 1 2") == 0.0  # machine 2 runs two operations at once
+    assert value(rec, "0 0 2\n0 1 3") == 0.0  # job 0 starts its second operation too early
+    assert value(rec, "0 1 2\n0 1 5") == pytest.approx((4 / 6) ** 5)  # valid but late
+    assert value(rec, "0 1 2") == -0.5 and value(rec, "0 1 -2\n0 1 3") == -0.5
+    env = envs.make("job_shop_schedule")
+    for seed in range(5):
+        rec = env.generate(seed=seed, difficulty=4)
+        rows = [list(map(int, r.split())) for r in gold_of(rec).splitlines()]
+        assert full(rec, lines_text(rows))
+        late = [[t + 1 for t in r] for r in rows]  # every start one later: valid, one past the bound
+        assert 0 < value(rec, lines_text(late)) < 1
+
+
+def lines_text(rows) -> str:
+    return "\n".join(" ".join(map(str, r)) for r in rows)
+
+
+def test_release_time_sequencing():
+    def ref(p, text):
+        t = 0
+        for i in map(int, text.split()):
+            r, length, e = p["jobs"][i]
+            t = max(t, r) + length
+            if t > e:
+                return False
+        return True
+    agree("release_time_sequencing", lambda p: (join(c) for c in itertools.permutations(range(len(p["jobs"])))),
+          ref, seeds=range(6), ordered=True)
+
+
+# ---------------------------------------------------------------------------- np_circuits.py
+
+def test_max_two_sat_and_circuit_sat():
+    def two(p, text):
+        x = list(map(int, text.split()))
+        return sum((x[abs(a) - 1] == (a > 0)) or (x[abs(b) - 1] == (b > 0)) for a, b in p["clauses"]) >= p["k"]
+    agree("max_two_sat", lambda p: (join(c) for c in itertools.product((0, 1), repeat=p["n"])), two)
+
+    def circuit(p, text):
+        w = {f"x{i + 1}": v for i, v in enumerate(map(int, text.split()))}
+        ops = {"AND": lambda a, b: a and b, "OR": lambda a, b: a or b, "XOR": lambda a, b: a != b,
+               "NAND": lambda a, b: not (a and b)}
+        name = lambda k: f"x{k}" if k <= p["n"] else f"g{k - p['n']}"  # noqa: E731
+        for i, (op, a, b) in enumerate(p["gates"]):
+            w[f"g{i + 1}"] = bool(ops[op](w[name(a)], w[name(b)]))
+        return all(w[name(o)] for o in p["outputs"])
+    agree("circuit_sat", lambda p: (join(c) for c in itertools.product((0, 1), repeat=p["n"])), circuit,
+          seeds=range(8), another=False)
