@@ -316,3 +316,176 @@ def test_max_two_sat_and_circuit_sat():
         return all(w[name(o)] for o in p["outputs"])
     agree("circuit_sat", lambda p: (join(c) for c in itertools.product((0, 1), repeat=p["n"])), circuit,
           seeds=range(8), another=False)
+
+
+# ---------------------------------------------------------------------------- logic_grids2.py
+
+def flips(gold: str, alphabet: str = "01"):
+    """The gold grid with one character changed to each other letter of alphabet."""
+    rows = gold.splitlines()
+    for r, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            for other in alphabet:
+                if other != ch:
+                    yield "\n".join(rows[:r] + [row[:c] + other + row[c + 1:]] + rows[r + 1:])
+
+
+def near_gold(name: str, reference, alphabet="01", seeds=range(3), difficulty=1) -> None:
+    """Gold accepted; every one-cell change judged as the reference judges it, some rejected."""
+    env = envs.make(name)
+    for seed in seeds:
+        rec = env.generate(seed=seed, difficulty=difficulty)
+        p, gold = problem(rec), gold_of(rec)
+        assert full(rec, gold) and reference(p, gold.splitlines())
+        verdicts = [full(rec, t) for t in flips(gold, alphabet)]
+        assert verdicts == [reference(p, t.splitlines()) for t in flips(gold, alphabet)], (name, seed)
+        assert not all(verdicts)
+
+
+def cells_of(rows, ch="1"):
+    return {(r, c) for r, row in enumerate(rows) for c, x in enumerate(row) if x == ch}
+
+
+def grid_graph(cells):
+    g = nx.Graph()
+    g.add_nodes_from(cells)
+    g.add_edges_from((a, b) for a in cells for b in cells if abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1)
+    return g
+
+
+def test_tents_any_pairing_and_every_small_placement():
+    def ref(p, tents):
+        n, trees = len(p["grid"]), cells_of(p["grid"], "T")
+        if (len(tents) != len(trees) or any(max(abs(a[0] - b[0]), abs(a[1] - b[1])) <= 1 for a in tents for b in tents
+                                           if a != b) or [sum(t[0] == r for t in tents) for r in range(n)] != p["rows"]
+                or [sum(t[1] == c for t in tents) for c in range(n)] != p["cols"]):
+            return False
+        g = nx.Graph([(("t", a), ("T", b)) for a in tents for b in trees if abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1])
+        return g.number_of_nodes() == 2 * len(trees) and len(nx.bipartite.maximum_matching(
+            g, top_nodes=[("t", a) for a in tents])) == 2 * len(trees)
+
+    def candidates(p):
+        n = len(p["grid"])
+        free = sorted(set(itertools.product(range(n), range(n))) - cells_of(p["grid"], "T"))
+        for c in itertools.combinations(free, len(cells_of(p["grid"], "T"))):
+            yield "\n".join(f"{r + 1} {q + 1}" for r, q in c)
+    parse = lambda text: {(int(a) - 1, int(b) - 1) for a, b in (line.split() for line in text.splitlines())}  # noqa: E731
+    agree("tents", candidates, lambda p, text: ref(p, parse(text)), seeds=range(3), another=False)
+    # a tent between two trees may serve either: the matching, not a fixed pairing, is checked
+    rec = hand("tents", {"grid": ["T.T", "...", "..."], "rows": [1, 0, 1], "cols": [1, 0, 1]})
+    assert value(rec, "1 2\n3 1") == 0.0  # (3,1) is next to no tree
+    rec = hand("tents", {"grid": ["T.T", "...", "T.."], "rows": [1, 1, 1], "cols": [1, 1, 1]})
+    assert value(rec, "1 2\n3 2\n2 3") == 0.0  # tents (1,2) and (2,3) touch diagonally
+
+
+def test_norinori():
+    def ref(p, rows):
+        shaded = cells_of(rows)
+        g = grid_graph(shaded)
+        count = {}
+        for r, c in shaded:
+            count[p["regions"][r][c]] = count.get(p["regions"][r][c], 0) + 1
+        return (all(d == 1 for _, d in g.degree)
+                and all(count.get(k, 0) == 2 for k in {x for row in p["regions"] for x in row}))
+    near_gold("norinori", ref)
+    rec = hand("norinori", {"regions": [[0, 0], [0, 0]]})
+    assert value(rec, "11\n00") == value(rec, "10\n10") == 1.0 and value(rec, "10\n01") == 0.0
+
+
+def test_shikaku():
+    rec = hand("shikaku", {"clues": [[2, 0], [0, 2]], "grid": []})
+    assert value(rec, "1 1\n2 2") == value(rec, "1 2\n1 2") == 1.0  # rows or columns
+    assert value(rec, "1 2\n2 1") == 0.0 and value(rec, "1 1\n1 1") == 0.0 and value(rec, "7 7\n8 8") == 1.0
+    env = envs.make("shikaku")
+    for seed in range(3):
+        rec = env.generate(seed=seed, difficulty=2)
+        gold = [list(map(int, r.split())) for r in gold_of(rec).splitlines()]
+        assert full(rec, lines_text(gold))
+        merged = [[1 if v == 2 else v for v in row] for row in gold]  # rectangles 1 and 2 as one: two numbers
+        assert not full(rec, lines_text(merged))
+
+
+def test_slitherlink():
+    def ref(p, rows):
+        n = len(rows)
+        inside = cells_of(rows)
+        outside = {(r, c) for r in range(-1, n + 1) for c in range(-1, n + 1)} - inside
+        for r in range(-1, n):
+            for c in range(-1, n):
+                block = [(r, c) in inside, (r, c + 1) in inside, (r + 1, c) in inside, (r + 1, c + 1) in inside]
+                if block in ([True, False, False, True], [False, True, True, False]):
+                    return False
+        if not inside or not nx.is_connected(grid_graph(inside)) or not nx.is_connected(grid_graph(outside)):
+            return False
+        return all(ch == "." or int(ch) == sum(((r, c) in inside) != (x in inside) for x in
+                                               ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)))
+                   for r, row in enumerate(p["grid"]) for c, ch in enumerate(row))
+    near_gold("slitherlink", ref)
+    rec = hand("slitherlink", {"grid": ["..", ".."]})
+    assert value(rec, "10\n00") == value(rec, "11\n11") == value(rec, "11\n10") == 1.0
+    assert value(rec, "10\n01") == 0.0 and value(rec, "00\n00") == 0.0
+
+
+def test_kurodoko():
+    def ref(p, rows):
+        n = len(rows)
+        black = cells_of(rows)
+        white = set(itertools.product(range(n), range(n))) - black
+        if any(abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 for a in black for b in black):
+            return False
+        if not nx.is_connected(grid_graph(white)):
+            return False
+        for r, row in enumerate(p["clues"]):
+            for c, v in enumerate(row):
+                if v:
+                    seen = 1
+                    for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                        k = 1
+                        while (r + k * dr, c + k * dc) in white:
+                            seen, k = seen + 1, k + 1
+                    if (r, c) in black or seen != v:
+                        return False
+        return True
+    near_gold("kurodoko", ref)
+    rec = hand("kurodoko", {"clues": [[0, 0, 0], [0, 5, 0], [0, 0, 0]], "grid": []})
+    assert value(rec, "000\n000\n000") == value(rec, "100\n000\n001") == 1.0
+    assert value(rec, "110\n000\n000") == 0.0 and value(rec, "000\n010\n000") == 0.0
+    assert value(rec, "010\n000\n000") == 0.0  # the centre then sees 4
+
+
+def test_dominosa():
+    rec = hand("dominosa", {"m": 1, "grid": [[0, 0, 1], [0, 1, 1]]})
+    assert value(rec, "1 1 2 1\n1 2 1 3\n2 2 2 3") == value(rec, "1 1 1 2\n2 1 2 2\n1 3 2 3") == 1.0
+    assert value(rec, "1 1 2 1\n1 2 2 2\n1 3 2 3") == 1.0  # all three tilings of this grid use each domino once
+    rec = hand("dominosa", {"m": 1, "grid": [[0, 0, 1], [1, 1, 0]]})
+    assert value(rec, "1 1 1 2\n2 1 2 2\n1 3 2 3") == 1.0
+    assert value(rec, "1 1 2 1\n1 2 2 2\n1 3 2 3") == 0.0  # 0-1 three times
+    assert value(rec, "1 1 2 2\n1 2 1 3\n2 1 2 3") == -0.5  # not neighbours
+    env = envs.make("dominosa")
+    for seed in range(3):
+        rec = env.generate(seed=seed, difficulty=3)
+        pairs = gold_of(rec).splitlines()
+        assert full(rec, "\n".join(reversed(pairs)))  # order and direction of the dominoes do not matter
+        a, b, c, d = pairs[0].split()
+        assert full(rec, "\n".join([f"{c} {d} {a} {b}"] + pairs[1:]))
+        assert not full(rec, "\n".join(pairs[1:]))
+
+
+def test_slant():
+    rec = hand("slant", {"n": 1, "clues": [[-1, -1], [-1, -1]]})
+    assert value(rec, "/") == value(rec, "\\") == 1.0
+    rec = hand("slant", {"n": 2, "clues": [[-1] * 3 for _ in range(3)]})
+    assert value(rec, "/\\\n\\/") == 0.0  # a diamond: a closed loop
+    assert value(rec, "//\n//") == 1.0
+
+    def ref(p, rows):
+        n = p["n"]
+        g = nx.MultiGraph()
+        for r, row in enumerate(rows):
+            for c, ch in enumerate(row):
+                g.add_edge((r, c + 1), (r + 1, c)) if ch == "/" else g.add_edge((r, c), (r + 1, c + 1))
+        if not nx.is_forest(g):
+            return False
+        return all(v < 0 or v == (g.degree((r, c)) if (r, c) in g else 0)
+                   for r, row in enumerate(p["clues"]) for c, v in enumerate(row)) and n == len(rows)
+    near_gold("slant", ref, alphabet="/\\")
