@@ -489,3 +489,119 @@ def test_slant():
         return all(v < 0 or v == (g.degree((r, c)) if (r, c) in g else 0)
                    for r, row in enumerate(p["clues"]) for c, v in enumerate(row)) and n == len(rows)
     near_gold("slant", ref, alphabet="/\\")
+
+
+# ---------------------------------------------------------------------------- logic_plans.py
+
+def test_river_crossing_wolf_goat_cabbage():
+    rec = hand("river_crossing", {"m": 3, "cap": 1, "conflicts": [[1, 2], [2, 3]]})  # wolf, goat, cabbage
+    assert value(rec, "2\n-\n1\n2\n3\n-\n2") == value(rec, "2\n-\n3\n2\n1\n-\n2") == 1.0  # both classic plans
+    assert value(rec, "1\n-\n2") == 0.0  # goat and cabbage left alone
+    assert value(rec, "2\n-\n1\n-") == 0.0  # wolf and goat left alone on the far bank
+    assert value(rec, "1 2") == -0.5 and value(rec, "2\n1") == -0.5  # over capacity; item not on his bank
+    env = envs.make("river_crossing")
+    for seed in range(5):
+        rec = env.generate(seed=seed, difficulty=6)
+        trips = gold_of(rec).splitlines()
+        assert full(rec, gold_of(rec)) and not full(rec, "\n".join(trips[:-1]))
+
+
+def test_missionaries_cannibals_classic_and_optimum():
+    rec = hand("missionaries_cannibals", {"m": 3, "c": 3, "b": 2, "optimum": 11})
+    classic = "0 2\n0 1\n0 2\n0 1\n2 0\n1 1\n2 0\n0 1\n0 2\n0 1\n0 2"
+    assert value(rec, classic) == 1.0
+    assert value(rec, "0 2\n0 1\n" + classic) == -0.5  # replaying the plan later asks for cannibals not there
+    assert value(rec, "0 1\n0 1\n" + classic) == pytest.approx((11 / 13) ** 5)  # valid, 2 crossings longer
+    assert value(rec, "1 1\n1 0\n1 1") == 0.0  # 1 missionary and 2 cannibals on the far bank
+    assert value(rec, "2 0") == 0.0  # one missionary left with three cannibals
+    assert value(rec, "0 3") == -0.5
+    env = envs.make("missionaries_cannibals")
+    classic_seen = False
+    for seed in range(40):
+        rec = env.generate(seed=seed, difficulty=0)
+        p = problem(rec)
+        if (p["m"], p["c"], p["b"]) == (3, 3, 2):
+            assert p["optimum"] == 11 and full(rec, classic)
+            classic_seen = True
+    assert classic_seen
+
+
+def test_bridge_and_torch_optimum_matches_search():
+    import heapq
+    import random
+
+    from envs.gym.logic_plans import torch_plan
+    assert torch_plan([1, 2, 5, 10])[0] == 17
+    rec = hand("bridge_and_torch", {"times": [1, 2, 5, 10], "optimum": 17})
+    assert value(rec, "1 2\n1\n3 4\n2\n1 2") == 1.0
+    assert value(rec, "1 4\n1\n1 3\n1\n1 2") == pytest.approx((17 / 19) ** 5)
+    assert value(rec, "1 2\n1\n3 4") == 0.0 and value(rec, "1 2 3") == -0.5 and value(rec, "1 2\n3") == -0.5
+    rng = random.Random(0)
+    for _ in range(20):  # Dijkstra over (who is across, torch side) agrees with the recurrence
+        t = [rng.randint(1, 20) for _ in range(rng.randint(1, 6))]
+        n, best = len(t), {}
+        heap = [(0, 0, 0)]
+        while heap:
+            cost, across, side = heapq.heappop(heap)
+            if (across, side) in best:
+                continue
+            best[(across, side)] = cost
+            here = [i for i in range(n) if bool(across >> i & 1) == bool(side)]
+            for group in itertools.chain(itertools.combinations(here, 1), itertools.combinations(here, 2)):
+                heapq.heappush(heap, (cost + max(t[i] for i in group), across ^ sum(1 << i for i in group), 1 - side))
+        assert best[((1 << n) - 1, 1)] == torch_plan(t)[0], t
+
+
+def test_hanoi_from_position_optimum_matches_search():
+    from envs.gym.logic_plans import hanoi_moves
+    for n in (2, 3, 4):
+        dist, queue = {(2,) * n: 0}, [(2,) * n]  # breadth-first from the goal (moves are reversible)
+        for s in queue:
+            for a in range(3):
+                for b in range(3):
+                    top_a = min((k for k in range(n) if s[k] == a), default=None)
+                    top_b = min((k for k in range(n) if s[k] == b), default=n)
+                    if a != b and top_a is not None and top_a < top_b:
+                        t = s[:top_a] + (b,) + s[top_a + 1:]
+                        if t not in dist:
+                            dist[t] = dist[s] + 1
+                            queue.append(t)
+        for s, k in dist.items():
+            out = []
+            hanoi_moves(list(s), 2, out)
+            assert len(out) == k, (s, out)
+    env = envs.make("hanoi_from_position")
+    rec = env.generate(seed=0, difficulty=4)
+    moves = gold_of(rec).splitlines()
+    a, b = moves[0].split()
+    assert full(rec, gold_of(rec))
+    assert 0 < value(rec, "\n".join([f"{a} {b}", f"{b} {a}"] + moves)) < 1  # valid, two moves longer
+    assert value(rec, "\n".join(moves[:-1])) == 0.0
+
+
+def test_peg_solitaire():
+    rec = hand("peg_solitaire", {"board": [".oo.", "....", "....", "...."]})
+    assert value(rec, "1 2 1 4") == value(rec, "1 3 1 1") == 1.0  # either peg may jump
+    assert value(rec, "1 2 1 3") == -0.5 and value(rec, "1 2 3 2") == -0.5
+    env = envs.make("peg_solitaire")
+    for seed in range(5):
+        rec = env.generate(seed=seed, difficulty=5)
+        moves = gold_of(rec).splitlines()
+        assert full(rec, gold_of(rec)) and value(rec, "\n".join(moves[:-1])) == 0.0
+
+
+def test_knights_tour_accepts_the_mirrored_tour():
+    env = envs.make("knights_tour")
+    for seed in range(3):
+        rec = env.generate(seed=seed, difficulty=0)
+        p = problem(rec)
+        grid = [list(map(int, r.split())) for r in gold_of(rec).splitlines()]
+        mirrored = [list(col) for col in zip(*grid)]  # transposed: a tour from the mirrored start
+        r, c = p["start"]
+        mirror = hand("knights_tour", {"n": p["n"], "start": [c, r]})
+        assert full(rec, lines_text(grid)) and full(mirror, lines_text(mirrored))
+        swapped = [row[:] for row in grid]
+        (i, j), (k, m) = next(((a, b), (x, y)) for a in range(5) for b in range(5) for x in range(5) for y in range(5)
+                              if grid[a][b] == 5 and grid[x][y] == 9)
+        swapped[i][j], swapped[k][m] = 9, 5
+        assert 0 <= value(rec, lines_text(swapped)) < 1
