@@ -605,3 +605,55 @@ def test_knights_tour_accepts_the_mirrored_tour():
                               if grid[a][b] == 5 and grid[x][y] == 9)
         swapped[i][j], swapped[k][m] = 9, 5
         assert 0 <= value(rec, lines_text(swapped)) < 1
+
+
+# ---------------------------------------------------------------------------- logic_deduction2.py
+
+def test_mastermind_every_code():
+    from collections import Counter
+
+    def ref(p, text):
+        code = list(map(int, text.split()))
+        for g, (b, w) in p["guesses"]:
+            black = sum(x == y for x, y in zip(code, g))
+            if black != b or sum((Counter(code) & Counter(g)).values()) - black != w:
+                return False
+        return True
+    agree("mastermind", lambda p: (join(c) for c in itertools.product(range(1, p["colours"] + 1), repeat=p["length"])),
+          ref, seeds=range(2), ordered=True)
+
+
+def test_circular_seating_every_order():
+    def ref(p, text):
+        order, n = list(map(int, text.split())), p["n"]
+        at = {x: i for i, x in enumerate(order)}
+        for kind, a, b, *k in p["clues"]:
+            cw = (at[b] - at[a]) % n
+            ok = {"next": cw in (1, n - 1), "not_next": cw not in (1, n - 1), "right": cw == 1,
+                  "opposite": 2 * cw == n, "between": k and cw - 1 == k[0]}[kind]
+            if not ok:
+                return False
+        return True
+    agree("circular_seating", lambda p: (join(c) for c in itertools.permutations(range(1, p["n"] + 1))), ref,
+          seeds=range(3), ordered=True)
+    rec = envs.make("circular_seating").generate(seed=0, difficulty=3)
+    gold = gold_of(rec).split()
+    assert full(rec, join(gold[2:] + gold[:2]))  # a rotation is the same seating
+
+
+def test_self_referential_statements_every_assignment():
+    def ref(p, text):
+        v = list(map(int, text.split()))
+        for x, (kind, *rest) in zip(v, p["claims"]):
+            if kind in ("exactly", "at_least"):
+                k, group = rest
+                got = sum(v[i] for i in group)
+                holds = got == k if kind == "exactly" else got >= k
+            else:
+                a, b = v[rest[0]], v[rest[1]]
+                holds = {"iff": a == b, "xor": a != b, "and": a + b == 2, "or": a + b > 0, "if": a <= b}[kind]
+            if holds != bool(x):
+                return False
+        return True
+    agree("self_referential_statements", lambda p: (join(c) for c in itertools.product((0, 1), repeat=len(p["claims"]))),
+          ref, seeds=range(8), ordered=True)
