@@ -657,3 +657,85 @@ def test_self_referential_statements_every_assignment():
         return True
     agree("self_referential_statements", lambda p: (join(c) for c in itertools.product((0, 1), repeat=len(p["claims"]))),
           ref, seeds=range(8), ordered=True)
+
+
+# ---------------------------------------------------------------------------- logic_latin2.py
+
+def latin_squares(n: int, box: tuple[int, int] | None = None):
+    """Every n x n Latin square (with box rows x columns Sudoku boxes when given), row by row."""
+    rows_out = []
+
+    def ok(grid, row):
+        if any(row[c] == g[c] for g in grid for c in range(n)):
+            return False
+        if box:
+            r = len(grid)
+            for c in range(n):
+                for g_r, g in enumerate(grid):
+                    if g_r // box[0] == r // box[0] and any(g[c2] == row[c] for c2 in range(n) if c2 // box[1] == c // box[1]):
+                        return False
+        return True
+
+    def extend(grid):
+        if len(grid) == n:
+            rows_out.append([r[:] for r in grid])
+            return
+        for row in itertools.permutations(range(1, n + 1)):
+            if ok(grid, row):
+                extend(grid + [row])
+    extend([])
+    return rows_out
+
+
+def test_kropki_every_square():
+    def ref(p, text):
+        g = [list(map(int, r.split())) for r in text.splitlines()]
+        n = p["n"]
+        dots = {(r1, c1, r2, c2): k for r1, c1, r2, c2, k in p["dots"]}
+        for r in range(n):
+            for c in range(n):
+                if p["givens"][r][c] and p["givens"][r][c] != g[r][c]:
+                    return False
+                for r2, c2 in ((r, c + 1), (r + 1, c)):
+                    if r2 < n and c2 < n:
+                        a, b = g[r][c], g[r2][c2]
+                        k = dots.get((r, c, r2, c2))
+                        cons, double = abs(a - b) == 1, max(a, b) == 2 * min(a, b)
+                        if (k == "w" and not cons) or (k == "b" and not double) or (k is None and (cons or double)):
+                            return False
+        return True
+    squares = latin_squares(4)
+    assert len(squares) == 576
+    agree("kropki", lambda p: (lines_text(s) for s in squares), ref, seeds=range(6), ordered=True,
+          another=False)
+
+
+def test_killer_sudoku_every_grid():
+    def ref(p, text):
+        g = [list(map(int, r.split())) for r in text.splitlines()]
+        return all(len({g[r][c] for r, c in cage["cells"]}) == len(cage["cells"])
+                   and sum(g[r][c] for r, c in cage["cells"]) == cage["sum"] for cage in p["cages"])
+    grids = latin_squares(4, box=(2, 2))
+    assert len(grids) == 288
+    agree("killer_sudoku", lambda p: (lines_text(s) for s in grids), ref, seeds=range(6), ordered=True)
+    rec = envs.make("killer_sudoku").generate(seed=0, difficulty=0)
+    g = [list(map(int, r.split())) for r in gold_of(rec).splitlines()]
+    g[0][0], g[0][1] = g[0][1], g[0][0]
+    assert value(rec, lines_text(g)) == 0.0  # columns broken
+
+
+def test_easy_as_abc():
+    rec = hand("easy_as_abc", {"n": 3, "k": 2, "clues": {"top": ["", "", ""], "bottom": ["", "", ""],
+                                                         "left": ["A", "", ""], "right": ["", "", ""]}})
+    assert value(rec, "AB.\nB.A\n.AB") == value(rec, "A.B\n.BA\nBA.") == 1.0  # two solutions
+    assert value(rec, "BA.\nA.B\n.BA") == 0.0  # row 1 must start with A
+    assert value(rec, "AB.\nAB.\n.AB") == 0.0 and value(rec, "ABC\nB.A\n.AB") == -1.0
+    env = envs.make("easy_as_abc")
+    for seed in range(3):
+        rec = env.generate(seed=seed, difficulty=2)
+        p, rows = problem(rec), gold_of(rec).splitlines()
+        flipped = hand("easy_as_abc", {**p, "clues": {"top": p["clues"]["left"], "left": p["clues"]["top"],
+                                                      "bottom": p["clues"]["right"], "right": p["clues"]["bottom"]}})
+        assert full(flipped, "\n".join("".join(c) for c in zip(*rows)))  # the transposed puzzle, transposed answer
+        swapped = [rows[0][1] + rows[0][0] + rows[0][2:]] + rows[1:]
+        assert not full(rec, "\n".join(swapped)) or rows[0][0] == rows[0][1]
