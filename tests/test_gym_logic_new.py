@@ -739,3 +739,84 @@ def test_easy_as_abc():
         assert full(flipped, "\n".join("".join(c) for c in zip(*rows)))  # the transposed puzzle, transposed answer
         swapped = [rows[0][1] + rows[0][0] + rows[0][2:]] + rows[1:]
         assert not full(rec, "\n".join(swapped)) or rows[0][0] == rows[0][1]
+
+
+# ---------------------------------------------------------------------------- logic_grids3.py
+
+def line_counts(rows, ch="1"):
+    return [r.count(ch) for r in rows], ["".join(c).count(ch) for c in zip(*rows)]
+
+
+def test_thermometers():
+    def ref(p, rows):
+        if list(line_counts(rows)) != [p["rows"], p["cols"]]:
+            return False
+        for t in p["thermos"]:
+            k = sum(rows[r][c] == "1" for r, c in t)
+            if any(rows[r][c] != ("1" if i < k else "0") for i, (r, c) in enumerate(t)):
+                return False
+        return True
+    near_gold("thermometers", ref)
+    rec = hand("thermometers", {"n": 2, "thermos": [[[0, 0]], [[0, 1]], [[1, 0]], [[1, 1]]], "rows": [1, 1], "cols": [1, 1]})
+    assert value(rec, "10\n01") == value(rec, "01\n10") == 1.0
+    rec = hand("thermometers", {"n": 2, "thermos": [[[0, 0], [0, 1]], [[1, 1], [1, 0]]], "rows": [1, 1], "cols": [1, 1]})
+    assert value(rec, "10\n01") == 1.0 and value(rec, "01\n10") == 0.0  # filled away from the bulbs
+
+
+def test_magnets():
+    def ref(p, rows):
+        n = p["n"]
+        if any({rows[a][b], rows[c][d]} not in ({"."}, {"+", "-"}) for (a, b), (c, d) in p["tiles"]):
+            return False
+        if any(rows[r][c] != "." and (c + 1 < n and rows[r][c + 1] == rows[r][c] or r + 1 < n and rows[r + 1][c] == rows[r][c])
+               for r in range(n) for c in range(n)):
+            return False
+        return [list(line_counts(rows, "+")), list(line_counts(rows, "-"))] == [p["plus"], p["minus"]]
+    near_gold("magnets", ref, alphabet="+-.")
+    rec = hand("magnets", {"n": 2, "tiles": [[[0, 0], [0, 1]], [[1, 0], [1, 1]]], "plus": [[1, 1], [1, 1]],
+                           "minus": [[1, 1], [1, 1]]})
+    assert value(rec, "+-\n-+") == value(rec, "-+\n+-") == 1.0
+    assert value(rec, "+-\n+-") == 0.0 and value(rec, "++\n--") == 0.0
+
+
+def test_aquarium():
+    def ref(p, rows):
+        reg = p["regions"]
+        n = len(reg)
+        if list(line_counts(rows)) != [p["rows"], p["cols"]]:
+            return False
+        for k in {x for row in reg for x in row}:
+            cells = [(r, c) for r in range(n) for c in range(n) if reg[r][c] == k]
+            full_rows = {r for r, c in cells if rows[r][c] == "1"}
+            for r, c in cells:
+                if (rows[r][c] == "1") != (bool(full_rows) and r >= min(full_rows)):
+                    return False
+        return True
+    near_gold("aquarium", ref)
+    rec = hand("aquarium", {"regions": [[0, 1], [2, 3]], "rows": [1, 1], "cols": [1, 1]})
+    assert value(rec, "10\n01") == value(rec, "01\n10") == 1.0
+    rec = hand("aquarium", {"regions": [[0, 1], [0, 1]], "rows": [1, 1], "cols": [2, 0]})
+    assert value(rec, "10\n10") == 1.0
+    rec = hand("aquarium", {"regions": [[0, 0], [0, 0]], "rows": [1, 1], "cols": [1, 1]})
+    assert value(rec, "10\n01") == 0.0  # water in a tank fills its whole row
+
+
+def test_survo_and_fillomino():
+    rec = hand("survo", {"givens": [[0, 0], [0, 0]], "rows": [5, 5], "cols": [4, 6]})
+    assert value(rec, "1 4\n3 2") == value(rec, "3 2\n1 4") == 1.0
+    assert value(rec, "1 4\n2 3") == 0.0 and value(rec, "2 3\n2 3") == 0.0 and value(rec, "1 4") == -1.0
+    rec = hand("survo", {"givens": [[1, 0], [0, 0]], "rows": [5, 5], "cols": [4, 6]})
+    assert value(rec, "3 2\n1 4") == 0.0  # the given 1 moved
+
+    rec = hand("fillomino", {"givens": [[0, 0], [0, 0]]})
+    assert value(rec, "4 4\n4 4") == value(rec, "3 3\n3 1") == value(rec, "1 3\n3 3") == 1.0
+    assert value(rec, "2 2\n2 2") == 0.0 and value(rec, "1 2\n2 1") == 0.0 and value(rec, "2 1\n2 1") == 0.0
+    for name in ("survo", "fillomino"):
+        env = envs.make(name)
+        for seed in range(3):
+            rec = env.generate(seed=seed, difficulty=3)
+            g = [list(map(int, r.split())) for r in gold_of(rec).splitlines()]
+            assert full(rec, lines_text(g))
+            bumped = [row[:] for row in g]
+            bumped[0][0] += 1  # a survo number twice, or a fillomino piece with the wrong number
+            assert not full(rec, lines_text(bumped))
