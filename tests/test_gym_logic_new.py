@@ -820,3 +820,67 @@ def test_survo_and_fillomino():
             bumped = [row[:] for row in g]
             bumped[0][0] += 1  # a survo number twice, or a fillomino piece with the wrong number
             assert not full(rec, lines_text(bumped))
+
+
+# ---------------------------------------------------------------------------- logic_plans2.py
+
+def test_ice_sliding():
+    rec = hand("ice_sliding", {"grid": ["S..", "...", "..G"], "optimum": 2})
+    assert value(rec, "DR") == value(rec, "R D") == 1.0  # two shortest plans
+    assert value(rec, "RDLR") == pytest.approx((2 / 4) ** 5) and value(rec, "R") == 0.0 and value(rec, "X") == -1.0
+    rec = hand("ice_sliding", {"grid": ["S.#", "...", ".G."], "optimum": 3})
+    assert value(rec, "D") == 0.0  # the ball slides to the bottom-left corner, not onto G
+    env = envs.make("ice_sliding")
+    for seed in range(5):  # the stored optimum is the breadth-first distance, computed here again
+        rec = env.generate(seed=seed, difficulty=3)
+        p = problem(rec)
+        grid = p["grid"]
+        n = len(grid)
+        cell = {ch: (r, c) for r, row in enumerate(grid) for c, ch in enumerate(row) if ch in "SG"}
+        dist, queue = {cell["S"]: 0}, [cell["S"]]
+        for r, c in queue:
+            for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                a, b = r, c
+                while 0 <= a + dr < n and 0 <= b + dc < n and grid[a + dr][b + dc] != "#":
+                    a, b = a + dr, b + dc
+                if (a, b) not in dist:
+                    dist[(a, b)] = dist[(r, c)] + 1
+                    queue.append((a, b))
+        assert dist[cell["G"]] == p["optimum"] == len(gold_of(rec)) and full(rec, gold_of(rec))
+        assert p["optimum"] == max(dist.values())
+
+
+def test_sokoban():
+    rec = hand("sokoban", {"grid": ["#######", "#@_$_.#", "#######"]})
+    assert value(rec, "RRR") == value(rec, "RRLRR") == 1.0
+    assert value(rec, "RR") == 0.0 and value(rec, "L") == -0.5 and value(rec, "RRRR") == -0.5
+    rec = hand("sokoban", {"grid": ["######", "#@$$.#", "######"]})
+    assert value(rec, "R") == -0.5  # two boxes in a row cannot move
+    env = envs.make("sokoban")
+    for seed in range(5):
+        rec = env.generate(seed=seed, difficulty=6)
+        assert full(rec, gold_of(rec))
+
+
+def test_reve_puzzle():
+    from envs.gym.logic_plans2 import frame_stewart
+    for n in range(1, 6):  # Frame-Stewart agrees with breadth-first search on four pegs
+        start, goal = (0,) * n, (3,) * n
+        dist, queue = {start: 0}, [start]
+        for s in queue:
+            for a in range(4):
+                for b in range(4):
+                    ta = min((k for k in range(n) if s[k] == a), default=None)
+                    tb = min((k for k in range(n) if s[k] == b), default=n)
+                    if a != b and ta is not None and ta < tb:
+                        t = s[:ta] + (b,) + s[ta + 1:]
+                        if t not in dist:
+                            dist[t] = dist[s] + 1
+                            queue.append(t)
+        assert dist[goal] == frame_stewart(n)[0]
+    rec = hand("reve_puzzle", {"n": 3, "src": 0, "dst": 3, "optimum": 5})
+    assert value(rec, "1 2\n1 3\n1 4\n3 4\n2 4") == value(rec, "1 3\n1 2\n1 4\n2 4\n3 4") == 1.0
+    assert value(rec, "1 4\n1 3\n4 3\n1 4\n3 1\n3 4\n1 4") == pytest.approx((5 / 7) ** 5)  # the three-peg plan
+    assert value(rec, "1 2\n1 2") == -0.5 and value(rec, "1 2\n1 3") == 0.0
+    rec = envs.make("reve_puzzle").generate(seed=2, difficulty=8)
+    assert full(rec, gold_of(rec)) and len(gold_of(rec).splitlines()) == problem(rec)["optimum"]
