@@ -884,3 +884,22 @@ def test_reve_puzzle():
     assert value(rec, "1 2\n1 2") == -0.5 and value(rec, "1 2\n1 3") == 0.0
     rec = envs.make("reve_puzzle").generate(seed=2, difficulty=8)
     assert full(rec, gold_of(rec)) and len(gold_of(rec).splitlines()) == problem(rec)["optimum"]
+
+
+def test_nurikabe():
+    def ref(p, rows):
+        n = len(rows)
+        black = cells_of(rows)
+        white = set(itertools.product(range(n), range(n))) - black
+        if any({(r, c + 1), (r + 1, c), (r + 1, c + 1)} <= black for r, c in black):
+            return False
+        if black and not nx.is_connected(grid_graph(black)):
+            return False
+        for island in nx.connected_components(grid_graph(white)):
+            if [p["clues"][r][c] for r, c in island if p["clues"][r][c]] != [len(island)]:
+                return False
+        return True
+    near_gold("nurikabe", ref)
+    rec = hand("nurikabe", {"clues": [[2, 0], [0, 0]], "grid": []})
+    assert value(rec, "00\n11") == value(rec, "01\n01") == 1.0  # the island may go either way
+    assert value(rec, "01\n11") == 0.0 and value(rec, "11\n11") == 0.0 and value(rec, "00\n01") == 0.0

@@ -1,21 +1,23 @@
 """Grid logic puzzles with planted solutions, third family (RLVE line 67: plant, derive the clues,
-verify the rules): Thermometers, Magnets, Aquarium, Survo, Fillomino.
+verify the rules): Thermometers, Magnets, Aquarium, Survo, Fillomino, Nurikabe.
 
 What makes each its own puzzle (none is in grid_puzzles.py, logic_grids2.py, number_puzzles.py,
 latin.py or envs/puzzles/): thermometers fill from the bulb; magnets place +/- poles in
 dominoes with no equal poles side by side; aquarium fills regions with water that settles by
 row; survo places 1..mn with row and column sums; fillomino cuts the grid into pieces whose
-numbers are their sizes. Row and column counts appear in several (as in kakurasu or
-battleships), but the objects counted and the rules that bind them differ.
+numbers are their sizes; nurikabe builds a connected black wall around numbered islands. Row
+and column counts appear in several (as in kakurasu or battleships), but the objects counted
+and the rules that bind them differ.
 
 Reward (all, our choice as in grid_puzzles.py): -1 unparsable or wrong shape, 1 if every rule
 holds, else 0.
 """
 from __future__ import annotations
 
-from envs.gym.base import GymEnv, ask, char_grid, int_grid, lines
+from envs.gym.base import GymEnv, Retry, ask, char_grid, int_grid, lines
 from envs.gym.grid_puzzles import _neighbours
 from envs.gym.logic_grids2 import _grow_regions, domino_tiling
+from envs.gym.number_puzzles import _connected
 
 BITS_GRID = "Give {n} lines of {n} characters, 1 for {what} and 0 otherwise."
 
@@ -323,3 +325,90 @@ class Fillomino(GymEnv):
         if any(g and g != v for grow, vrow in zip(givens, grid) for g, v in zip(grow, vrow)):
             return 0.0
         return 1.0 if all(grid[g[0][0]][g[0][1]] == len(g) for g in _pieces(grid)) else 0.0
+
+
+def _pools(black: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Top-left corners of 2x2 blocks that are all black."""
+    return [(r, c) for r, c in black if {(r, c + 1), (r + 1, c), (r + 1, c + 1)} <= black]
+
+
+class Nurikabe(GymEnv):
+    """Nurikabe (logic puzzles). d: an n x n grid, n = d // 2 + 5; blacken cells so that the black
+    cells are connected, no 2x2 block is all black, and the white cells form islands each holding
+    exactly one number, equal to its number of cells. Planted: white cells on a lattice (rows and
+    columns of one random parity each, so every 2x2 block has a white cell and the black cells
+    form connected grid lines), then, in random order, black cells beside one island whitened to
+    grow it, black cells between two islands of fewer than 7 cells together whitened to join
+    them, and some black cells touching no white one whitened as new islands, each only while
+    the black cells stay connected (whitening never makes a 2x2 black block); each island shows
+    its size in a random cell."""
+
+    name = "nurikabe"
+    category = "logic"
+
+    def size(self, difficulty):
+        return difficulty // 2 + 5
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        pr, pc = rng.randrange(2), rng.randrange(2)
+        white = {(r, c) for r in range(n) for c in range(n) if r % 2 == pr and c % 2 == pc}
+        black = {(r, c) for r in range(n) for c in range(n)} - white
+        label = {cell: i for i, cell in enumerate(sorted(white))}  # island of each white cell
+        members = {i: [cell] for cell, i in label.items()}
+        for cell in rng.sample(sorted(black), len(black)):
+            near = {label[x] for x in _neighbours(n, *cell) if x in label}
+            if len(near) == 1 or (len(near) == 2 and sum(len(members[k]) for k in near) < 7):
+                black.discard(cell)
+                if not _connected(black):
+                    black.add(cell)
+                    continue
+                keep, *rest = sorted(near)
+                members[keep].append(cell)
+                for k in rest:
+                    members[keep] += members.pop(k)
+                for x in members[keep]:
+                    label[x] = keep
+            elif not near and rng.random() < 0.3:
+                black.discard(cell)
+                if not _connected(black):
+                    black.add(cell)
+                    continue
+                label[cell] = max(members) + 1
+                members[label[cell]] = [cell]
+        if not black:
+            raise Retry
+        clues = [[0] * n for _ in range(n)]
+        for group in members.values():
+            r, c = rng.choice(group)
+            clues[r][c] = len(group)
+        grid = [" ".join(str(v) if v else "." for v in row) for row in clues]
+        return ({"clues": clues, "grid": grid},
+                "\n".join("".join("1" if (r, c) in black else "0" for c in range(n)) for r in range(n)))
+
+    def prompt(self, problem):
+        n = len(problem["clues"])
+        return ask(f"Nurikabe on a {n}x{n} grid ('.' an unnumbered cell):\n" + "\n".join(problem["grid"]) +
+                   "\n\nBlacken some unnumbered cells so that all black cells are connected (through sides), no 2x2 "
+                   "block is entirely black, and the white cells form islands (connected through sides) each of which "
+                   "contains exactly one number, equal to the number of cells of that island.",
+                   BITS_GRID.format(n=n, what="black"))
+
+    def reward(self, problem, answer):
+        clues = problem["clues"]
+        n = len(clues)
+        rows = char_grid(answer, n, n, "01")
+        if rows is None:
+            return -1.0
+        black = {(r, c) for r in range(n) for c in range(n) if rows[r][c] == "1"}
+        if _pools(black) or not _connected(black):
+            return 0.0
+        grid = [[1 if (r, c) in black else 0 for c in range(n)] for r in range(n)]
+        for group in _pieces(grid):
+            r, c = group[0]
+            if grid[r][c]:
+                continue
+            nums = [clues[a][b] for a, b in group if clues[a][b]]
+            if nums != [len(group)]:
+                return 0.0
+        return 1.0
