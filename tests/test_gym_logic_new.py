@@ -903,3 +903,22 @@ def test_nurikabe():
     rec = hand("nurikabe", {"clues": [[2, 0], [0, 0]], "grid": []})
     assert value(rec, "00\n11") == value(rec, "01\n01") == 1.0  # the island may go either way
     assert value(rec, "01\n11") == 0.0 and value(rec, "11\n11") == 0.0 and value(rec, "00\n01") == 0.0
+
+
+def test_knights_knaves_spies_every_assignment():
+    def ref(p, text):
+        roles = text.split()
+        if roles.count("S") != p["spies"]:
+            return False
+        for speaker, st in p["said"]:
+            if st[0] == "is":
+                truth = roles[st[1]] == st[2]
+            elif st[0] == "same":
+                truth = roles[st[1]] == roles[st[2]]
+            else:
+                truth = roles.count("K") == st[1]
+            if roles[speaker] == "K" and not truth or roles[speaker] == "N" and truth:
+                return False
+        return True
+    agree("knights_knaves_spies", lambda p: (join(c) for c in itertools.product("KNS", repeat=p["n"])), ref,
+          seeds=range(8), ordered=True)

@@ -1,5 +1,5 @@
 """Deduction puzzles with planted solutions: Mastermind, circular seating, self-referential
-statement lists.
+statement lists, knights, knaves and spies.
 
 Each generator plants the hidden truth (a code, a seating, a truth assignment) and writes only
 clues that hold for it; each scorer checks the answer against every clue, so any answer the
@@ -16,6 +16,7 @@ shape (length, symbols), 1 if every clue holds, else 0.
 from __future__ import annotations
 
 from envs.gym.base import GymEnv, ask, int_list
+from envs.gym.deduction import _names
 
 
 def pegs(secret: list[int], guess: list[int]) -> tuple[int, int]:
@@ -188,3 +189,83 @@ class SelfReferentialStatements(GymEnv):
         if len(v) != len(claims) or any(x not in (0, 1) for x in v):
             return -0.5
         return 1.0 if all(_claim_true(c, v) == bool(x) for c, x in zip(claims, v)) else 0.0
+
+
+KINDS = {"K": "knight", "N": "knave", "S": "spy"}
+
+
+def _spy_statement_true(st: list, roles: str) -> bool:
+    if st[0] == "is":
+        return roles[st[1]] == st[2]
+    if st[0] == "same":
+        return roles[st[1]] == roles[st[2]]
+    return roles.count("K") == st[1]  # "knights": exactly st[1] knights
+
+
+def _spy_statement_text(st: list, names: list[str]) -> str:
+    if st[0] == "is":
+        return f"{names[st[1]]} is a {KINDS[st[2]]}."
+    if st[0] == "same":
+        return f"{names[st[1]]} and {names[st[2]]} are of the same kind."
+    return f"Exactly {st[1]} of us {'is a knight' if st[1] == 1 else 'are knights'}."
+
+
+class KnightsKnavesSpies(GymEnv):
+    """Knights, knaves and spies (logic puzzles; Smullyan's knights, knaves and normals): knights
+    always tell the truth, knaves always lie, spies say anything, and the number of spies is
+    known. d: n = d // 2 + 4 people, s = 1 + n // 6 of them spies (planted roles); each says one
+    or two things (someone is a knight, knave or spy; two people are of the same kind; exactly
+    k of us are knights), true for knights, false for knaves and either for spies. Answer: K, N
+    or S per person, with exactly s spies, consistent with every statement. Its own problem: the
+    unconstrained third kind and the spy count (deduction.py's knights_and_knaves has two
+    kinds)."""
+
+    name = "knights_knaves_spies"
+    category = "logic"
+
+    def size(self, difficulty):
+        return difficulty // 2 + 4
+
+    def build(self, rng, difficulty):
+        n = self.size(difficulty)
+        spies = 1 + n // 6
+        kinds = ["S"] * spies + [rng.choice("KN") for _ in range(n - spies)]
+        rng.shuffle(kinds)
+        roles = "".join(kinds)
+        said = []
+        for speaker in range(n):
+            for _ in range(1 + (rng.random() < 0.5)):
+                while True:
+                    kind = rng.choice(["is", "is", "same", "knights"])
+                    if kind == "is":
+                        st = ["is", rng.choice([p for p in range(n) if p != speaker]), rng.choice("KNS")]
+                    elif kind == "same":
+                        st = ["same", *rng.sample(range(n), 2)]
+                    else:
+                        st = ["knights", rng.randint(0, n)]
+                    truth = _spy_statement_true(st, roles)
+                    if roles[speaker] == "S" or truth == (roles[speaker] == "K"):
+                        break
+                said.append([speaker, st])
+        return {"n": n, "spies": spies, "said": said}, " ".join(roles)
+
+    def prompt(self, problem):
+        names = _names(problem["n"])
+        text = "\n".join(f"{names[s]} says: \"{_spy_statement_text(st, names)}\"" for s, st in problem["said"])
+        return ask(f"On an island live knights, who always tell the truth, knaves, who always lie, and spies, who may "
+                   f"say anything. You meet {', '.join(names)}; exactly {problem['spies']} of them "
+                   f"{'is a spy' if problem['spies'] == 1 else 'are spies'}.\n{text}\n\nWho is what?",
+                   f"Give one letter per person in the order {', '.join(names)}: K knight, N knave, S spy, separated "
+                   "by spaces, e.g. <answer>K S N</answer>.")
+
+    def reward(self, problem, answer):
+        toks = answer.upper().replace(",", " ").split()
+        if not toks or any(t not in KINDS for t in toks):
+            raise ValueError("K, N or S per person")
+        if len(toks) != problem["n"]:
+            return -0.5
+        roles = "".join(toks)
+        if roles.count("S") != problem["spies"]:
+            return 0.0
+        ok = all(roles[s] == "S" or _spy_statement_true(st, roles) == (roles[s] == "K") for s, st in problem["said"])
+        return 1.0 if ok else 0.0
