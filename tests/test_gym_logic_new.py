@@ -922,3 +922,22 @@ def test_knights_knaves_spies_every_assignment():
         return True
     agree("knights_knaves_spies", lambda p: (join(c) for c in itertools.product("KNS", repeat=p["n"])), ref,
           seeds=range(8), ordered=True)
+
+
+def test_other_valid_answers_where_the_generated_instances_had_one():
+    """Hand instances with several solutions, for the envs whose small generated instances above
+    happened to have only the planted one: every solution scores 1."""
+    rec = hand("circuit_sat", {"n": 2, "gates": [["OR", 1, 2]], "outputs": [3]})
+    assert value(rec, "1 0") == value(rec, "0 1") == value(rec, "1 1") == 1.0 and value(rec, "0 0") == 0.0
+    rec = hand("zero_one_programming", {"a": [[1, 1]], "b": [1]})
+    assert value(rec, "1 0") == value(rec, "0 1") == 1.0 and value(rec, "1 1") == 0.0
+    rec = hand("numerical_3d_matching", {"b": 3, "w": [1, 1], "x": [1, 1], "y": [1, 1]})
+    assert value(rec, "0 0\n1 1") == value(rec, "1 0\n0 1") == 1.0 and value(rec, "0 0\n0 1") == -0.5
+    rec = hand("graph_kernel", {"n": 2, "arcs": [[0, 1], [1, 0]]})
+    assert value(rec, "0") == value(rec, "1") == 1.0 and value(rec, "0 1") == 0.0
+    rec = hand("balanced_biclique", {"n": 2, "k": 1, "edges": [[0, 2], [1, 3], [0, 3]]})
+    assert value(rec, "0 2") == value(rec, "1 3") == value(rec, "0 3") == 1.0
+    assert value(rec, "1 2") == 0.0 and value(rec, "0 2 3") == 0.0  # not joined; sides of unequal size
+    rec = hand("kropki", {"n": 2, "givens": [[0, 0], [0, 0]], "dots": [[0, 0, 0, 1, "w"], [0, 0, 1, 0, "b"],
+                                                                      [0, 1, 1, 1, "w"], [1, 0, 1, 1, "w"]]})
+    assert value(rec, "1 2\n2 1") == value(rec, "2 1\n1 2") == 1.0 and value(rec, "1 2\n1 2") == 0.0
