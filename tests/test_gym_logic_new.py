@@ -941,3 +941,23 @@ def test_other_valid_answers_where_the_generated_instances_had_one():
     rec = hand("kropki", {"n": 2, "givens": [[0, 0], [0, 0]], "dots": [[0, 0, 0, 1, "w"], [0, 0, 1, 0, "b"],
                                                                       [0, 1, 1, 1, "w"], [1, 0, 1, 1, "w"]]})
     assert value(rec, "1 2\n2 1") == value(rec, "2 1\n1 2") == 1.0 and value(rec, "1 2\n1 2") == 0.0
+
+
+def test_tents_matching_is_iterative_and_exact():
+    import random
+    import sys
+
+    from envs.gym.logic_grids2 import perfect_matching
+    rng = random.Random(0)
+    for _ in range(500):  # agrees with networkx's maximum matching on random small graphs
+        left, right = rng.randint(1, 6), rng.randint(1, 6)
+        adj = [sorted(rng.sample(range(right), rng.randint(0, right))) for _ in range(left)]
+        g = nx.Graph([(("l", i), ("r", j)) for i in range(left) for j in adj[i]])
+        g.add_nodes_from(("l", i) for i in range(left))
+        m = nx.bipartite.maximum_matching(g, top_nodes=[("l", i) for i in range(left)])
+        assert perfect_matching(adj, right) == (len(m) // 2 == left), adj
+    # left i takes right i at once; the last left sees only right 0, so its augmenting path shifts
+    # every left i to right i + 1: a path far longer than the recursion limit
+    n = sys.getrecursionlimit() * 3
+    assert perfect_matching([[i, i + 1] for i in range(n)] + [[0]], n + 1)
+    assert not perfect_matching([[i, i + 1] for i in range(n)] + [[0], [0]], n + 1)

@@ -6,11 +6,11 @@ Each generator plants a plan (built forwards, or backwards from the goal as peg_
 reverse jumps) or computes the optimum in polynomial time (breadth-first search over
 polynomially many states, the bridge-and-torch recurrence, Hanoi's greedy recursion); each
 scorer replays the answer against the rules, so any legal plan that reaches the goal counts.
-What makes each its own puzzle (deduction.py's water_jugs and sliding_puzzle, counting.py's
-hanoi_state are the other plans): the state and the rules differ (which items may be left
-together; head counts on two banks; a torch and crossing times; disks on pegs from an arbitrary
-position; pegs jumping pegs; a knight's moves), and hanoi_state counts a state of the standard
-solution where hanoi_from_position asks for a plan.
+What makes each its own puzzle (deduction.py's water_jugs and sliding_puzzle are the other
+plans): the state and the rules differ (which items may be left together; head counts on two
+banks; a torch and crossing times; disks on pegs from an arbitrary position; pegs jumping pegs;
+a knight's moves), and permutations.py's hanoi_state asks for a state of the standard solution
+where hanoi_from_position asks for a plan.
 
 Reward (our choice, as water_jugs and sliding_puzzle): -1 unparsable, -0.5 an illegal move
 (it breaks the move rules), 0 if a safety rule breaks or the goal is not reached, else 1, or

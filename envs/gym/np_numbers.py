@@ -6,7 +6,7 @@ What makes each its own problem (none is a parameter of np_complete.py's subset_
 partition or np_planted.py's three_partition): subset_product multiplies (divisibility, not
 sums, prunes the search); numerical_3d_matching matches three lists into triples with one
 common sum; zero_one_programming asks several linear equations at once; job_shop_schedule
-orders operations on machines (optimization.py's flow_shop_two_machines is Johnson's
+orders operations on machines (scheduling.py's flow_shop_two_machines is Johnson's
 polynomial two-machine case); release_time_sequencing has one machine with release times and
 deadlines.
 
