@@ -107,7 +107,8 @@ class Sokoban(GymEnv):
     """Sokoban: the player walks up, down, left or right and pushes a box by walking into it
     (never two boxes, never into a wall); get every box onto a goal. d: an n x n room, n = d // 3
     + 6, walls on the border and at rate 0.1 inside, b = 1 + d // 6 boxes; planted backwards:
-    the boxes start on the goals and 8 + 3d random reverse steps walk or pull a box, so the
+    the boxes start on the goals and up to 8 + 3d random reverse steps walk (never straight
+    back) or pull a box, so the
     reversed steps solve it. Answer: the moves as U/D/L/R. Reward: -1 unparsable, -0.5 a move
     into a wall or a box that cannot move, 1 if every box ends on a goal, else 0 (any length:
     the fewest moves are not computed)."""
@@ -127,7 +128,8 @@ class Sokoban(GymEnv):
         picks = rng.sample(floor, b + 1)
         goals, player = set(picks[:b]), picks[b]
         boxes = set(goals)
-        steps = []
+        steps, last = [], None  # last: the previous step if it was a plain walk
+        back = {"U": "D", "D": "U", "L": "R", "R": "L"}
         for _ in range(8 + 3 * difficulty):
             m = rng.choice("UDLR")
             dr, dc = STEP[m]
@@ -136,13 +138,14 @@ class Sokoban(GymEnv):
                 continue
             behind = (player[0] - dr, player[1] - dc)
             pull = behind in boxes and rng.random() < 0.7
+            if not pull and last == back[m]:
+                continue  # a walk straight back: the gold plan would waste two moves
             if pull:
                 boxes = (boxes - {behind}) | {player}
             steps.append(m)
-            player = to
+            player, last = to, None if pull else m
         if boxes == goals:
             raise Retry
-        back = {"U": "D", "D": "U", "L": "R", "R": "L"}
         grid = []
         for r in range(n):
             row = ""
