@@ -108,9 +108,9 @@ class Sokoban(GymEnv):
     (never two boxes, never into a wall); get every box onto a goal. d: an n x n room, n = d // 3
     + 6, walls on the border and at rate 0.1 inside, b = 1 + d // 6 boxes; planted backwards:
     the boxes start on the goals and up to 8 + 3d random reverse steps walk (never straight
-    back) or pull a box, so the reversed steps solve it. Answer: the moves as U/D/L/R. Reward: -1 unparsable, -0.5 a move
-    into a wall or a box that cannot move, 1 if every box ends on a goal, else 0 (any length:
-    the fewest moves are not computed)."""
+    back) or pull a box, so the reversed steps solve it. Answer: the moves as U/D/L/R. Reward:
+    -1 unparsable, -0.5 a move into a wall or a box that cannot move, 1 if every box ends on a
+    goal, else 0 (any length: the fewest moves are not computed)."""
 
     name = "sokoban"
     category = "logic"
