@@ -97,7 +97,7 @@ def test_smoke_runs_every_stage_and_the_summary_judges_every_claim(tmp_path):
     for stage in ("eval_base", "eval_sft", "eval_vanilla", "eval_novelty"):
         assert (out / stage / "per_problem.csv").is_file()
     assert (out / "analysis/traces.csv").is_file() and (out / "passk_training.png").is_file()
-    assert "| training size | 4 | 16 |" in text and "| larger size | 4 | 16 |" in text  # pass@16 per size class
+    assert "| training size | 2 | 16 |" in text and "| larger size | 2 | 16 |" in text  # pass@16 per size class
     assert "## Training: novelty" in text and "share of correct rollouts with a non-zero bonus" in text
     assert text.count("| train.py configs/study/") == 3 and "| total |" in text
 
@@ -109,6 +109,9 @@ def test_docs_block_and_publish(tmp_path, monkeypatch):
     page.write_text("intro\n<!-- study-p2m -->\ntyped by hand\n<!-- /study-p2m -->\n")
     monkeypatch.setattr(study_p2m, "PAGE", page)
     monkeypatch.setattr(study_p2m, "PUBLISHED", published)
+    nav = tmp_path / "mkdocs.yml"
+    nav.write_text('nav:\n      - "make demo-real": results/demo_real.md\n')
+    monkeypatch.setattr(study_p2m, "NAV", nav)
     with pytest.raises(SystemExit, match="unpublished note"):
         study_p2m.publish(check=True)
     with pytest.raises(SystemExit, match="make study-p2m"):
@@ -118,6 +121,7 @@ def test_docs_block_and_publish(tmp_path, monkeypatch):
     (tmp_path / "run/summary.md").write_text(summary)
     study_p2m.publish(check=False, out=tmp_path / "run")
     assert published.read_text() == summary
+    assert nav.read_text().endswith('results/demo_real.md\n      - "make study-p2m": results/study_p2m.md\n')
     assert page.read_text() == ("intro\n<!-- study-p2m -->\nRun started then.\n\n## The paper's claims\n\n"
                                 "| c | **reproduced** |\n<!-- /study-p2m -->\n")
     study_p2m.publish(check=True)
