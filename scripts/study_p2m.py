@@ -54,7 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 import demo  # noqa: E402  (run, timing_section, training_section, shown, per_problem, publish)
 import demo_real  # noqa: E402  (run_line, novelty_section)
-from utils.motifs import category_counts  # noqa: E402
+from utils.motifs import category_counts, mean_exploit_run  # noqa: E402
 from utils.passk import bootstrap_mean_ci, pass_at_k  # noqa: E402
 
 TRACES = "configs/study/p2m_traces.yaml"  # the procedural teacher's config (issue 26 item 1)
@@ -216,6 +216,7 @@ def per_trace(analysis: Path) -> dict[str, dict[str, list[dict]]]:
             out[r["checkpoint"]][r["problem_id"]].append(
                 {"hypothesize": labels.count("hypothesize"), "backtrack": labels.count("backtrack"),
                  "check": labels.count("check"), "chain_depth": int(r["chain_depth"]),
+                 "exploit_run": mean_exploit_run(labels),  # None: no exploit run in the trace
                  "recovery": float(category_counts(labels)["recovery"] > 0),
                  "correct": {"True": True, "False": False}.get(r["correct"])})  # the teacher's rows: unscored
     return out
@@ -341,10 +342,32 @@ def solve_sets(nc: dict, size: dict) -> list[str]:
     return lines
 
 
+def mean_of(traces: list[dict], key: str) -> float:
+    """Mean of a per-trace value over the traces that have it (exploit_run: those with a run, as analyze.py)."""
+    xs = [t[key] for t in traces if t.get(key) is not None]
+    return st.fmean(xs) if xs else float("nan")
+
+
+def subsets_table(nc: dict, traces: dict) -> list[str]:
+    """Section 5.1's split: on the problems only vanilla solves, only novelty solves and both solve, each
+    RL run's traces (every held-out size): recovery primitives and motifs, depth."""
+    solved = {m: {p for p, (n, c) in nc[m].items() if c > 0} for m in ("vanilla", "novelty")}
+    subsets = {"only vanilla": solved["vanilla"] - solved["novelty"], "only novelty": solved["novelty"] - solved["vanilla"],
+               "both": solved["vanilla"] & solved["novelty"]}
+    keys = ("hypothesize", "backtrack", "chain_depth", "exploit_run", "recovery")
+    lines = ["| subset | problems | model | traces | " + " | ".join(keys) + " |", "|---|---:|---|---:|" + "---:|" * len(keys)]
+    for name, problems in subsets.items():
+        for m in ("vanilla", "novelty"):
+            ts = [t for p in sorted(problems) for t in traces.get(m, {}).get(p, [])]
+            cells = " | ".join(f"{mean_of(ts, k):.2f}" if ts else "–" for k in keys)
+            lines.append(f"| {name} | {len(problems)} | {m} | {len(ts)} | {cells} |")
+    return lines
+
+
 def primitives_table(traces: dict, size: dict) -> tuple[list[str], dict]:
     """Per model and size class: hypothesize, backtrack, check per trace, chain depth, recovery share,
     on solved and failed traces (the paper's solved vs failed split, line 119)."""
-    keys = ("hypothesize", "backtrack", "check", "chain_depth", "recovery")
+    keys = ("hypothesize", "backtrack", "check", "chain_depth", "exploit_run", "recovery")
     lines = ["| model | size | traces | " + " | ".join(keys) + " | recovery in solved | recovery in failed |",
              "|---|---|---:|" + "---:|" * (len(keys) + 2)]
     bars = {}
@@ -353,7 +376,7 @@ def primitives_table(traces: dict, size: dict) -> tuple[list[str], dict]:
             ts = [t for p, xs in traces.get(m, {}).items() if size.get(p, "train split") == cls for t in xs]
             if not ts:
                 continue
-            mean = {k: st.fmean(t[k] for t in ts) for k in keys}
+            mean = {k: mean_of(ts, k) for k in keys}
             sol = [t["recovery"] for t in ts if t["correct"] is True]
             fail = [t["recovery"] for t in ts if t["correct"] is False]
             share = (lambda xs: f"{int(sum(xs))}/{len(xs)}" if xs else "–")
@@ -435,7 +458,10 @@ def summary(out: Path, timings: list[tuple[str, float, float]] = ()) -> str:
               "", "## Reasoning primitives (analyze.py)", "",
               f"Per trace, classifier labels ({demo.shown(out / 'analysis/summary.md')}; figure "
               f"{demo.shown(out / 'primitives.png')}); recovery: a trigram holding hypothesize and backtrack; "
-              "the teacher: its training traces:", "", *prim_lines, "", *teacher_section(out / "data", traces)]
+              "the teacher: its training traces:", "", *prim_lines, "",
+              "The problems only one RL run solves against those both solve (section 5.1; `analyze.py` splits every "
+              "statistic by these subsets in its summary too):", "", *subsets_table(nc, traces), "",
+              *teacher_section(out / "data", traces)]
     for name in ("vanilla", "novelty"):
         run = out / name
         if (run / "metrics.jsonl").is_file():

@@ -128,3 +128,19 @@ def test_docs_block_and_publish(tmp_path, monkeypatch):
     page.write_text(page.read_text().replace("**reproduced**", "**not reproduced**"))
     with pytest.raises(SystemExit, match="differs"):
         study_p2m.publish(check=True)
+
+
+def test_the_teachers_labels_are_read_beside_the_classifiers(tmp_path):
+    """The teacher's per-step labels (one list per response; plain labels or {label, text} steps) give a
+    second count per trace; rows without them say there are none."""
+    from utils.records import write_jsonl
+
+    write_jsonl(tmp_path / "train-00000.jsonl", [
+        {"id": "a", "responses": ["r1", "r2"], study_p2m.TEACHER_LABELS: [
+            ["plan", "hypothesize", "compute", "backtrack"], [{"label": "check", "text": "x"}]]}])
+    ours = {"teacher": {"a": [{"hypothesize": 0, "backtrack": 0, "check": 1, "recovery": 0.0}] * 2}}
+    lines = "\n".join(study_p2m.teacher_section(tmp_path, ours))
+    assert "| hypothesize | 0.50 | 0.00 |" in lines and "| check | 0.50 | 1.00 |" in lines
+    assert "| recovery motif share | 0.500 | 0.000 |" in lines and "(2 labelled traces" in lines
+    write_jsonl(tmp_path / "train-00000.jsonl", [{"id": "a", "responses": ["r1"]}])
+    assert "none: the teacher's rows carry no per-step labels" in "\n".join(study_p2m.teacher_section(tmp_path, ours))
