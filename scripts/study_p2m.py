@@ -75,8 +75,7 @@ SMOKE = {"sft": ["sft.max_len=1536", "sft.epochs=1", "sft.batch_size=8", "sft.mi
          "analyze": ["bootstrap=50"]}
 
 
-def arg(path: Path) -> str:
-    return demo.shown(path)
+arg = demo.shown  # a path as an override: relative to the repository when inside it
 
 
 def stand_in(root: Path, data: Path) -> None:
@@ -514,6 +513,8 @@ if __name__ == "__main__":
     ap.add_argument("--publish", action="store_true", help="copy runs/study_p2m/summary.md into docs/")
     ap.add_argument("--check", action="store_true", help="exit 1 if docs/studies.md's block differs from docs/results/")
     args = ap.parse_args()
+    if args.out and not args.smoke:
+        ap.error("--out is --smoke's directory; the study writes runs/study_p2m")
     if args.publish or args.check:
         publish(check=args.check)
     elif args.smoke:
@@ -521,5 +522,7 @@ if __name__ == "__main__":
         print(main((args.out or Path(tempfile.mkdtemp(prefix="study_p2m_"))).resolve(), args.traces, smoke=True))
     else:
         if not (ROOT / args.traces).is_file():
-            sys.exit(f"study_p2m: --traces {args.traces} does not exist (the procedural teacher's config, issue 26)")
+            print(f"study_p2m: --traces {args.traces} does not exist (the procedural teacher's generate.py config)",
+                  file=sys.stderr)
+            sys.exit(2)
         main(ROOT / "runs", args.traces, smoke=False)
