@@ -24,7 +24,8 @@ trace ~2.6 s. The teacher's tokens per trace are its own measurement; these assu
   9. compare   evaluate.py compare: solve sets (base->SFT, SFT->vanilla/novelty,
                vanilla<->novelty)                                                           ~5 s
  10. analysis  analyze.py on the four evaluations and the teacher's traces
-               (configs/study/p2m_analyze.yaml)                                           ~1 min
+               (configs/study/p2m_analyze.yaml), and on vanilla's training rollouts
+               step by step                                                                ~2 min
  11. summary   runs/study_p2m/summary.md: the claims table, pass@k with paired intervals per
                k, solve sets, primitives, the novelty bonus in training, figures, time per stage
 Total ~3.0 hours: the budget's edge, so the first real run measures the step, sample and trace times
@@ -133,6 +134,10 @@ def main(root: Path, traces: str, smoke: bool) -> Path:
              f"inputs=[{','.join(map(arg, inputs))}]", f"names=[{','.join([*MODELS] + ['teacher'] * len(shards))}]",
              "default_benchmark=p2m", f"compare={arg(out / 'compare-eval_vanilla-eval_novelty/compare.json')}",
              *extra("analyze"))
+    # vanilla's training rollouts step by step (line 85: both primitives fall over the 20 steps)
+    demo.run("analyze.py", "--config", "configs/study/p2m_analyze.yaml", "name=study_p2m/vanilla_steps",
+             f"out_root={arg(root)}", f"inputs=[{arg(out / 'vanilla/samples.jsonl')}]", "fields={checkpoint: step}",
+             "default_benchmark=p2m", "passk=[1]", "per_group=false", *extra("analyze"))
     text = summary(out, demo.TIMINGS)
     print("\n" + text)
     return out / "summary.md"
@@ -246,8 +251,10 @@ def fmt(x: tuple | None, digits: int = 3) -> str:
     return "n/a" if x is None else f"{x[0]:+.{digits}f} [{x[1]:+.{digits}f}, {x[2]:+.{digits}f}]"
 
 
-def claims(nc: dict, size: dict, traces: dict) -> list[dict]:
-    """The paper's claims, each measured on the held-out problems and judged by RULE."""
+def claims(nc: dict, size: dict, traces: dict, steps: dict | None = None) -> list[dict]:
+    """The paper's claims, each measured on the held-out problems and judged by RULE; `steps` (step ->
+    problem -> traces of vanilla's training rollouts, per_trace of its analysis) adds line 85's
+    developmental reading: the first quarter of the steps against the last."""
     train_size = {p for p, s in size.items() if s == "training size"}
     larger = {p for p, s in size.items() if s == "larger size"}
 
@@ -268,6 +275,17 @@ def claims(nc: dict, size: dict, traces: dict) -> list[dict]:
         claim(f"vanilla GSPO suppresses {label}", "puzzle_to_math line 85 (-95 to -98% over 20 steps on puzzles), "
               "line 9 (-70 to -80% on math)", f"{label} spans per trace, vanilla - SFT, held-out training size",
               -1, [prim("sft", "vanilla", label)])
+    if steps:
+        order = sorted(steps, key=int)
+        q = max(1, len(order) // 4)
+
+        def rollouts(part, label):
+            return [[t[label] for t in ts] for s in part for ts in steps[s].values()]
+
+        claim("vanilla GSPO suppresses hypothesize and backtrack during training", "puzzle_to_math line 85 (both fall "
+              "monotonically by 95-98% across 20 steps)", f"hypothesize; backtrack spans per training rollout, the "
+              f"last {q} of {len(order)} vanilla steps - the first {q}", -1,
+              [unpaired(rollouts(order[:q], label), rollouts(order[-q:], label)) for label in ("hypothesize", "backtrack")])
     claim("vanilla GSPO lengthens compute-check chains", "puzzle_to_math line 79 (chain depth 3.2 -> 6.6)",
           "chain depth per trace, vanilla - SFT, held-out training size", +1, [prim("sft", "vanilla", "chain_depth")])
     for label in ("hypothesize", "backtrack"):
@@ -428,7 +446,16 @@ def summary(out: Path, timings: list[tuple[str, float, float]] = ()) -> str:
     nc = {m: counts(d) for m, d in evals.items()}
     size = size_classes(out / "data", evals)
     traces = per_trace(out / "analysis")
-    table = claims(nc, size, traces)
+    steps_dir = out / "vanilla_steps/analysis"
+    steps = per_trace(steps_dir) if (steps_dir / "traces.csv").is_file() else {}
+    table = claims(nc, size, traces, steps)
+    if steps:
+        from utils.plots import step_curves
+
+        series = {label: [(int(s), st.fmean(t[label] > 0 for ts in steps[s].values() for t in ts)) for s in
+                          sorted(steps, key=int)] for label in ("hypothesize", "backtrack", "check")}
+        step_curves(series, out / "vanilla_steps.png", "vanilla GSPO's training rollouts",
+                    "share of rollouts holding the primitive", xlabel="RL step")
     passk_lines, passk_rows = passk_section(nc, size)
     with (out / "passk_paired.csv").open("w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(passk_rows[0]))
@@ -458,6 +485,8 @@ def summary(out: Path, timings: list[tuple[str, float, float]] = ()) -> str:
               f"Per trace, classifier labels ({demo.shown(out / 'analysis/summary.md')}; figure "
               f"{demo.shown(out / 'primitives.png')}); recovery: a trigram holding hypothesize and backtrack; "
               "the teacher: its training traces:", "", *prim_lines, "",
+              *([f"Vanilla's training rollouts step by step: {demo.shown(out / 'vanilla_steps.png')} "
+                 f"({demo.shown(steps_dir / 'summary.md')}).", ""] if steps else []),
               "The problems only one RL run solves against those both solve (section 5.1; `analyze.py` splits every "
               "statistic by these subsets in its summary too):", "", *subsets_table(nc, traces), "",
               *teacher_section(out / "data", traces)]

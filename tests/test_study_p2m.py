@@ -58,16 +58,19 @@ def constructed():
               "vanilla": {p: [trace(direct, True)] * 4 for p in size},
               "novelty": {p: [trace(recovery if p in unique and j % 2 == 0 else direct, j < 2) for j in range(4)]
                           for p in size}}
-    return nc, size, traces
+    # vanilla's training rollouts: SFT's recovery at the first of 4 steps, direct execution at the last
+    steps = {str(s): {p: [trace(recovery if s == 1 else direct, True)] * 2 for p in train} for s in range(1, 5)}
+    return nc, size, traces, steps
 
 
 def test_claims_on_a_constructed_case_follow_the_rule():
-    nc, size, traces = constructed()
-    rows = {r["claim"]: r for r in study_p2m.claims(nc, size, traces)}
+    nc, size, traces, steps = constructed()
+    rows = {r["claim"]: r for r in study_p2m.claims(nc, size, traces, steps)}
     got = {claim: r["verdict"] for claim, r in rows.items()}
     assert got == {
         "vanilla GSPO suppresses hypothesize": "reproduced",  # 2 -> 0 per trace
         "vanilla GSPO suppresses backtrack": "reproduced",
+        "vanilla GSPO suppresses hypothesize and backtrack during training": "reproduced",  # 1 -> 0 per rollout
         "vanilla GSPO lengthens compute-check chains": "reproduced",  # depth 1 -> 4
         "the novelty bonus restores hypothesize": "reproduced",  # 0 -> 0.5 on 4 of the 6 problems
         "the novelty bonus restores backtrack": "reproduced",
@@ -90,8 +93,7 @@ def test_smoke_runs_every_stage_and_the_summary_judges_every_claim(tmp_path):
     assert "Rule: " + study_p2m.RULE in text
     rows = [line for line in text.splitlines() if line.startswith("| ") and line.endswith("** |")]
     claims = [r.split(" | ")[0][2:] for r in rows]
-    nc, size, traces = constructed()
-    assert claims == [r["claim"] for r in study_p2m.claims(nc, size, traces)]  # every claim, in order
+    assert claims == [r["claim"] for r in study_p2m.claims(*constructed())]  # every claim, in order
     for row in rows:
         assert re.search(r"\*\*(reproduced|not reproduced|inconclusive)\*\* \|$", row), row
     for stage in ("eval_base", "eval_sft", "eval_vanilla", "eval_novelty"):
