@@ -273,7 +273,7 @@ def claims(nc: dict, size: dict, traces: dict, steps: dict | None = None) -> lis
 
     for label in ("hypothesize", "backtrack"):
         claim(f"vanilla GSPO suppresses {label}", "puzzle_to_math line 85 (-95 to -98% over 20 steps on puzzles), "
-              "line 9 (-70 to -80% on math)", f"{label} spans per trace, vanilla - SFT, held-out training size",
+              "line 7 (-70 to -80% on math)", f"{label} spans per trace, vanilla - SFT, held-out training size",
               -1, [prim("sft", "vanilla", label)])
     if steps:
         order = sorted(steps, key=int)
@@ -289,7 +289,8 @@ def claims(nc: dict, size: dict, traces: dict, steps: dict | None = None) -> lis
     claim("vanilla GSPO lengthens compute-check chains", "puzzle_to_math line 79 (chain depth 3.2 -> 6.6)",
           "chain depth per trace, vanilla - SFT, held-out training size", +1, [prim("sft", "vanilla", "chain_depth")])
     for label in ("hypothesize", "backtrack"):
-        claim(f"the novelty bonus restores {label}", "puzzle_to_math line 107 (and line 85)",
+        claim(f"the novelty bonus restores {label}", "puzzle_to_math line 109 (backtrack to its SFT level, "
+              "hypothesize to about 60%) and line 85",
               f"{label} spans per trace, novelty - vanilla, held-out training size", +1,
               [prim("vanilla", "novelty", label)])
     top = max(KS)
@@ -300,7 +301,7 @@ def claims(nc: dict, size: dict, traces: dict, steps: dict | None = None) -> lis
     both = {p for p in nc["novelty"] if nc["novelty"][p][1] > 0 and nc["vanilla"].get(p, (0, 0))[1] > 0}
     nov = traces.get("novelty", {})
     claim("problems only the novelty run solves are enriched in recovery motifs",
-          "puzzle_to_math lines 117-119 (section 5.1)",
+          "puzzle_to_math line 119 (section 5.1: 11/512 novelty rollouts, none of vanilla's 512)",
           f"share of novelty's traces holding a recovery motif, unique-to-novelty ({len(only)}) - shared ({len(both)}) "
           "problems, every held-out size", +1,
           [unpaired([[t["recovery"] for t in nov.get(p, [])] for p in sorted(both)],
