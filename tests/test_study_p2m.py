@@ -3,6 +3,7 @@ constructed evaluations, every stage run end to end on the tiny model (--smoke),
 block quoting the published summary."""
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -86,7 +87,7 @@ def test_claims_on_a_constructed_case_follow_the_rule():
 
 def test_smoke_runs_every_stage_and_the_summary_judges_every_claim(tmp_path):
     p = subprocess.run([sys.executable, "scripts/study_p2m.py", "--smoke", "--out", str(tmp_path)], cwd=ROOT,
-                       capture_output=True, text=True, env={**__import__("os").environ, "OMP_NUM_THREADS": "1"})
+                       capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert p.returncode == 0, p.stderr[-3000:]
     out = tmp_path / "study_p2m"
     text = (out / "summary.md").read_text()
