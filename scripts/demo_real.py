@@ -105,16 +105,21 @@ def primitives_section(analysis: Path) -> list[str]:
     return lines
 
 
+def run_line(info: Path) -> str:
+    """"Run started <time> at commit <sha> ... on <machine>." from the first stage's run_info.json
+    (when the run began, at which commit); "" without it."""
+    if not info.is_file():
+        return ""
+    run = json.loads(info.read_text())
+    at = str(run.get("git_commit"))
+    return (f"Run started {run.get('time')} at commit {at[:10]}"
+            f"{' with uncommitted changes' if at.endswith('-dirty') else ''} on {machine(short=True)}.")
+
+
 def summary(models: list[tuple[str, Path]], sft_run: Path, rl_run: Path, analysis: Path, out: Path,
             timings: list[tuple[str, float, float]] = ()) -> str:
     table, verdicts = demo.heldout_section(models)
-    info = out.parent / "data/run_info.json"  # the first stage's: when the run began, at which commit
-    started = ""
-    if info.is_file():
-        run = json.loads(info.read_text())
-        at = str(run.get("git_commit"))
-        started = (f"Run started {run.get('time')} at commit {at[:10]}"
-                   f"{' with uncommitted changes' if at.endswith('-dirty') else ''} on {machine(short=True)}.")
+    started = run_line(out.parent / "data/run_info.json")
     lines = ["# make demo-real: SmolLM2-135M-Instruct, base -> SFT -> RL", "", *([started, ""] if started else []),
              "Held-out problems (mean over problems [bootstrap 95% interval]; each model minus the one before it, "
              "on pass@1 with a paired bootstrap interval over the same problems):", "", *table, "",
