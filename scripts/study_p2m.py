@@ -66,7 +66,7 @@ REDO = "`make study-p2m`, then `python scripts/study_p2m.py --publish`"
 NOT_RUN = "No run published yet: " + REDO + ".\n"  # the block until the first real run
 MODELS = ("base", "sft", "vanilla", "novelty")
 KS = range(1, 17)
-TEACHER_LABELS = "labels"  # a row's per-step primitive labels, one list per response, if the teacher writes them
+TEACHER_LABELS = "steps"  # the teacher's per-step labels (envs/puzzles/teacher.py): one list of {label, text} per response
 # --smoke: the tiny model, hf backend, a couple of steps: every stage's code path in a minute or two
 SMOKE = {"sft": ["sft.max_len=1536", "sft.epochs=1", "sft.batch_size=8", "sft.micro_batch_size=8", "optim.lr=5e-3",
                  "dtype=float32", "cpu_threads=1"],
