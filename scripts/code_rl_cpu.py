@@ -43,7 +43,8 @@ SYNTH_CPU = ["synth.seeds=4", "synth.shard_size=2", "synth.envs=[induction,deduc
              "synth.student.engine={backend: replay, replay_path: tests/data/synth_student.jsonl}",
              "synth.teacher.backoff_s=0.01"]
 TRAIN_CPU = ["rl.steps=2", "rl.batch_size=16", "rl.micro_batch_size=16", "rl.max_tokens=16", "rl.log_samples=16",
-             "rl.engine.backend=hf", "gradient_checkpointing=false", "cpu_threads=1", "save_every=2"]
+             "rl.engine.backend=hf", "rl.engine.tensor_parallel_size=1",  # the 32B configs' TP 8 is vLLM's
+             "gradient_checkpointing=false", "cpu_threads=1", "save_every=2"]
 
 
 def synth_data(out: Path) -> Path:

@@ -79,7 +79,8 @@ def test_everything_the_cpu_requirements_install_is_there():
     """requirements-gpu.txt is requirements.txt with the GPU pins: nothing the code imports is missing
     (langdetect, the IFEval checks' language test, was)."""
     cpu, gpu = pins(ROOT / "requirements.txt"), pins()
-    assert sorted(set(cpu) - set(gpu)) == []
+    docs_only = {"mkdocs"}  # `make docs` builds the site on a workstation, never on a GPU node
+    assert sorted(set(cpu) - set(gpu) - docs_only) == []
 
 
 def index_metadata(specs: list[str]) -> dict[str, dict]:
