@@ -446,19 +446,33 @@ def _components(n: int, edges) -> list[int]:
 
 
 def bipartite_matching(left: int, adj: list[list[int]]) -> list[tuple[int, int]]:
+    """Kuhn's augmenting paths, each search an explicit stack (a recursive one overflows on the
+    thousands-long paths of big instances), visiting in the order a recursive search would."""
     match_r: dict[int, int] = {}
 
-    def augment(u: int, seen: set) -> bool:
-        for v in adj[u]:
-            if v not in seen:
+    def augment(root: int) -> None:
+        seen: set[int] = set()
+        stack, path = [(root, iter(adj[root]))], []  # path[i]: the right vertex level i tries
+        while stack:
+            u, untried = stack[-1]
+            for v in untried:
+                if v in seen:
+                    continue
                 seen.add(v)
-                if v not in match_r or augment(match_r[v], seen):
-                    match_r[v] = u
-                    return True
-        return False
+                path.append(v)
+                if v not in match_r:  # a free vertex: flip the path
+                    for (w, _), x in zip(stack, path):
+                        match_r[x] = w
+                    return
+                stack.append((match_r[v], iter(adj[match_r[v]])))
+                break
+            else:
+                stack.pop()
+                if path:
+                    path.pop()
 
     for u in range(left):
-        augment(u, set())
+        augment(u)
     return sorted((u, v) for v, u in match_r.items())
 
 

@@ -16,7 +16,7 @@ holds, else 0.
 from __future__ import annotations
 
 from envs.gym.base import GymEnv, Retry, ask, char_grid, int_grid, int_list, lines
-from envs.gym.graphs import _DSU
+from envs.gym.graphs import _DSU, bipartite_matching
 from envs.gym.grid_puzzles import COORDS, _neighbours, _pairs_text, coord_pairs
 from envs.gym.number_puzzles import _connected
 
@@ -84,33 +84,9 @@ class Tents(GymEnv):
 
 
 def perfect_matching(adj: list[list[int]], right: int) -> bool:
-    """Whether every left vertex can be matched to its own right vertex (Kuhn's augmenting paths,
-    with an explicit stack: graphs.py's bipartite_matching recurses once per path step, which a
-    big board's long paths would take past Python's recursion limit)."""
-    match_r, match_l = [-1] * right, [-1] * len(adj)
-    for root in range(len(adj)):
-        seen, came, stack, free = set(), {}, [(root, iter(adj[root]))], -1
-        while stack and free < 0:
-            u, it = stack[-1]
-            v = next((v for v in it if v not in seen), -1)
-            if v < 0:
-                stack.pop()
-                continue
-            seen.add(v)
-            came[v] = u
-            if match_r[v] < 0:
-                free = v
-            else:
-                stack.append((match_r[v], iter(adj[match_r[v]])))
-        if free < 0:
-            return False
-        v = free
-        while v >= 0:  # flip the path: each left vertex on it takes the right vertex it reached
-            u = came[v]
-            v_next = match_l[u]
-            match_r[v], match_l[u] = u, v
-            v = v_next
-    return True
+    """Whether every left vertex can be matched to its own right vertex (graphs.bipartite_matching:
+    augmenting paths on an explicit stack, so a big board's long paths cannot overflow)."""
+    return len(bipartite_matching(len(adj), adj)) == len(adj)
 
 
 def _grow_regions(rng, n: int, region: list[list[int]]) -> None:
