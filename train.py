@@ -675,8 +675,6 @@ def provenance(cfg: TrainConfig, ctx, run: RunStart) -> None:
     settings its first steps ran with: history is not rewritten); a setting or data file that
     resume=true changed is recorded in config_segments.yaml as a segment from the next step on.
     Segments from steps this resume redoes are dropped, as the metrics of those steps are."""
-    import shutil
-
     import yaml
 
     from utils.config import save_run_info
@@ -689,11 +687,7 @@ def provenance(cfg: TrainConfig, ctx, run: RunStart) -> None:
         save_run_info(cfg, run.dir, seed=cfg.seed)
         seg_file.unlink(missing_ok=True)  # of an earlier run whose checkpoints are gone
         return
-    # save_run_info writes config.yaml too: let it write into a scratch folder, keep run_info.json
-    scratch = run.dir / ".provenance"
-    save_run_info(cfg, scratch, seed=cfg.seed)
-    os.replace(scratch / "run_info.json", run.dir / "run_info.json")
-    shutil.rmtree(scratch)
+    save_run_info(cfg, run.dir, seed=cfg.seed, config=False)
     old = yaml.safe_load(seg_file.read_text()) if seg_file.is_file() else []
     segments = [g for g in old or [] if g["from_step"] <= run.step]
     if run.changes:

@@ -425,13 +425,16 @@ def package_versions(names=("torch", "transformers", "peft", "datasets", "omegac
     return out
 
 
-def save_run_info(cfg: Any, out_dir: str | os.PathLike, seed: int | None = None, argv: list[str] | None = None) -> None:
-    """Write config.yaml (resolved) and run_info.json (commit, versions, seed, argv) into out_dir."""
+def save_run_info(cfg: Any, out_dir: str | os.PathLike, seed: int | None = None, argv: list[str] | None = None,
+                  config: bool = True) -> None:
+    """Write config.yaml (resolved; config=False keeps the one there, e.g. a resumed run's) and
+    run_info.json (commit, versions, seed, argv) into out_dir."""
     from utils.records import atomic_write_text
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out / "config.yaml", to_yaml(cfg))
+    if config:
+        atomic_write_text(out / "config.yaml", to_yaml(cfg))
     info = {"git_commit": git_commit(), "packages": package_versions(), "seed": seed,
             "argv": list(sys.argv if argv is None else argv), "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "host": platform.node()}
