@@ -41,7 +41,7 @@ from typing import Dict, List
 
 from utils.benchmarks import BenchmarkConfig
 from utils.config import field, load
-from utils.engine import EngineConfig
+from utils.engine import SPEED_KEYS, EngineConfig
 
 
 @dataclass
@@ -113,13 +113,6 @@ class EvalConfig:
 
 
 # ------------------------------------------------------------------ sampling and grading
-
-
-# Engine settings that change speed or transport, never a sample: a resumed run may change them
-# (a smaller batch after running out of memory, another port) and keep its samples.
-SPEED_KEYS = ("device", "batch_size", "max_num_batched_tokens", "tensor_parallel_size", "gpu_memory_utilization",
-              "enable_sleep_mode", "enforce_eager", "base_url", "api_key_env", "request_timeout_s", "max_retries",
-              "concurrency")
 
 
 def sampling_settings(cfg: EvalConfig) -> dict:

@@ -178,7 +178,7 @@ def envs_fingerprint(cfg: GenerateConfig) -> str:
 def traces_fingerprint(cfg: GenerateConfig, problems: list[dict]) -> str:
     """What decides mode=sft_traces shards: the settings (the teacher's speed settings aside) and
     the input records themselves (a file rewritten in place is other input)."""
-    from evaluate import SPEED_KEYS
+    from utils.engine import SPEED_KEYS
 
     traces = asdict(cfg.traces)
     traces["teacher"] = {k: v for k, v in traces["teacher"].items() if k not in SPEED_KEYS}
@@ -355,7 +355,7 @@ def refuse_other_settings(cfg: GenerateConfig, fingerprint: str | None) -> None:
     written: its shards, config.yaml and run_info.json stay as they were."""
     from utils.config import config_changes, fail
 
-    from evaluate import SPEED_KEYS
+    from utils.engine import SPEED_KEYS
 
     out, keys = Path(cfg.out), OUTPUT_KEYS.get(cfg.mode, ()) + ("mode",)
     speed = tuple(f"traces.teacher.{k}" for k in SPEED_KEYS)  # a slower teacher makes the same traces

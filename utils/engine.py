@@ -44,6 +44,13 @@ Prompt = "str | list[dict]"
 BACKENDS = ("hf", "vllm", "openai", "replay")
 
 
+# Engine settings that change speed or transport, never a sample: a resumed run may change them
+# (a smaller batch after running out of memory, another port) and keep its samples.
+SPEED_KEYS = ("device", "batch_size", "max_num_batched_tokens", "tensor_parallel_size", "gpu_memory_utilization",
+              "enable_sleep_mode", "enforce_eager", "base_url", "api_key_env", "request_timeout_s", "max_retries",
+              "concurrency")
+
+
 @dataclass
 class EngineConfig:
     backend: str = field("hf", help="model backend", choices=BACKENDS)
