@@ -38,6 +38,15 @@ def prefix_function(s: str) -> list[int]:
     return pi
 
 
+def _pieces(answer: str, alphabet: str) -> list[str]:
+    """The answer's space-separated words, each a non-empty string over `alphabet` (else ValueError:
+    unparsable)."""
+    pieces = answer.split()
+    for p in pieces:
+        _letters(p, alphabet)
+    return pieces
+
+
 class PrefixFunction(GymEnv):
     """The prefix function (KMP failure array) of a string (classical algorithms): pi[i] is the
     length of the longest proper prefix of s[0..i] that is also its suffix. d: length 2d + 8 over
@@ -435,9 +444,7 @@ class WordBreak(GymEnv):
                    "Give the words in order separated by spaces, e.g. <answer>AB B ABA</answer>.")
 
     def reward(self, problem, answer):
-        pieces = answer.split()
-        for p in pieces:
-            _letters(p, "AB")
+        pieces = _pieces(answer, "AB")
         words = set(problem["words"])
         if any(p not in words for p in pieces) or "".join(pieces) != problem["text"]:
             return -0.5
@@ -482,9 +489,7 @@ class LyndonFactorization(GymEnv):
                    "Give the words in order separated by spaces, e.g. <answer>ABB AB A</answer>.")
 
     def reward(self, problem, answer):
-        pieces = answer.split()
-        for p in pieces:
-            _letters(p, "AB")
+        pieces = _pieces(answer, "AB")
         if "".join(pieces) != problem["s"]:
             return -0.5
         return 1.0 if pieces == problem["factors"] else 0.0
@@ -520,9 +525,7 @@ class PalindromePartition(GymEnv):
                    "<answer>ABA C BB</answer>.")
 
     def reward(self, problem, answer):
-        pieces = answer.split()
-        for p in pieces:
-            _letters(p, "ABC")
+        pieces = _pieces(answer, "ABC")
         if any(p != p[::-1] for p in pieces) or "".join(pieces) != problem["s"]:
             return -0.5
         return min(1.0, problem["optimum"] / len(pieces)) ** 5
@@ -608,9 +611,7 @@ class Lz78Parse(GymEnv):
                    "Give the phrases in order separated by spaces, e.g. <answer>A B AB BA</answer>.")
 
     def reward(self, problem, answer):
-        pieces = answer.split()
-        for p in pieces:
-            _letters(p, "AB")
+        pieces = _pieces(answer, "AB")
         if "".join(pieces) != problem["s"]:
             return -0.5
         return matches(pieces, problem["phrases"])
