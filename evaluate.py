@@ -31,7 +31,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import math
 import sys
 import time
 from collections import Counter, defaultdict

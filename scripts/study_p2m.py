@@ -294,7 +294,7 @@ def claims(nc: dict, size: dict, traces: dict, steps: dict | None = None) -> lis
               f"{label} spans per trace, novelty - vanilla, held-out training size", +1,
               [prim("vanilla", "novelty", label)])
     top = max(KS)
-    claim(f"novelty gains pass@k at large k over vanilla", "puzzle_to_math line 9 and line 43 (+7pp pass@32)",
+    claim("novelty gains pass@k at large k over vanilla", "puzzle_to_math line 9 and line 43 (+7pp pass@32)",
           f"pass@{top} (our largest k), novelty - vanilla, held-out training size", +1,
           [paired(passk("vanilla", top, train_size), passk("novelty", top, train_size))])
     only = {p for p in nc["novelty"] if nc["novelty"][p][1] > 0 and nc["vanilla"].get(p, (0, 0))[1] == 0}
@@ -431,7 +431,7 @@ def novelty_training(run: Path) -> list[str]:
         correct = sum(r["accuracy"] for r in bonus)
         reached = sum(r["novelty/frac_rollouts_with_bonus"] for r in bonus)
         reward = st.fmean(r["reward_mean"] for r in bonus)
-        lines += [f"- share of correct rollouts with a non-zero bonus: "
+        lines += ["- share of correct rollouts with a non-zero bonus: "
                   + (f"{reached / correct:.3f}" if correct else "n/a (no correct rollout)"),
                   f"- mean bonus against mean reward: {st.fmean(r['novelty/bonus_mean'] for r in bonus):.4f} against "
                   f"{reward:.4f}" + (f" ({st.fmean(r['novelty/bonus_mean'] for r in bonus) / reward:.1%})" if reward else ""),

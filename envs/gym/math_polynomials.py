@@ -50,7 +50,7 @@ def poly_mod_prime(a: list[int], m: list[int], p: int) -> list[int]:
 
 def x_power_mod(n: int, m: list[int], p: int) -> list[int]:
     """x^n mod (m(x), p) by square-and-multiply on residues."""
-    result, base = poly_mod_prime([1], m, p), poly_mod_prime([1, 0], m, p)
+    result = poly_mod_prime([1], m, p)
     for bit in bin(n)[2:]:
         result = poly_mod_prime(poly_mul(result, result), m, p)
         if bit == "1":

@@ -43,7 +43,7 @@ class SubsetProduct(GymEnv):
         return {"numbers": nums, "target": math.prod(nums[i] for i in chosen)}, " ".join(map(str, chosen))
 
     def prompt(self, problem):
-        return ask(f"Numbers (index: value): " + ", ".join(f"{i}: {v}" for i, v in enumerate(problem["numbers"])) +
+        return ask("Numbers (index: value): " + ", ".join(f"{i}: {v}" for i, v in enumerate(problem["numbers"])) +
                    f"\n\nChoose some of them (each index at most once) whose product is exactly {problem['target']}.",
                    INDEX_FORMAT)
 
