@@ -5,7 +5,7 @@ between workers (linear partition), one job per worker finishing as early as pos
 
 Each optimum comes from the problem's exact polynomial algorithm, never from search. Rewards
 follow the optimisation family of optimization.py (our choice, in the (.)^5 shape of
-PolynomialMinimum's reward, rlve line 53): -1 unparsable, -0.5 an answer that does not describe
+PolynomialMinimum's reward, rlve line 55): -1 unparsable, -0.5 an answer that does not describe
 a candidate, 0 for an infeasible one, else (optimum / its cost)^5, exactly 1 only at the
 optimum (ratio()).
 """
